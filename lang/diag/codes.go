@@ -1,0 +1,38 @@
+package diag
+
+// Error codes, spelled exactly as in the conformance corpus and
+// LANGUAGE.md §11.2. This is the only list of codes.
+const (
+	ParseError      = "parse_error"
+	TypeError       = "type_error"
+	ArgError        = "arg_error"
+	UndefinedVar    = "undefined_var"
+	FieldMissing    = "field_missing"
+	IndexRange      = "index_range"
+	DivZero         = "div_zero"
+	Overflow        = "overflow"
+	UTF8Error       = "utf8_error"
+	NotFound        = "not_found"
+	CmdFailed       = "cmd_failed"
+	IOError         = "io_error"
+	Permission      = "permission"
+	NoMatches       = "no_matches"
+	FeedError       = "feed_error"
+	AssertFailed    = "assert_failed"
+	RecursionLimit  = "recursion_limit"
+	StreamConsumed  = "stream_consumed"
+	StreamUnbounded = "stream_unbounded"
+	ChannelClosed   = "channel_closed"
+	Timeout         = "timeout"
+	NetError        = "net_error"
+	Custom          = "custom"
+	ReefUnlocked    = "reef_unlocked"
+	ReefDrift       = "reef_drift"
+	ReefConflict    = "reef_conflict"
+	ReefNotFound    = "reef_not_found"
+	ReefProvider    = "reef_provider"
+	RunnerNotFound  = "runner_not_found"
+	SpawnDenied     = "spawn_denied"
+	StaleUndo       = "stale_undo"
+	Cancelled       = "cancelled"
+)
