@@ -1,0 +1,110 @@
+package term
+
+import (
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/vt"
+)
+
+// emulator is the part of a VT emulator term relies on. It hides the vt library (one
+// tagged release, untagged dependencies) behind three operations, so a replacement
+// touches only this file. Implementations need not be safe for concurrent use: the
+// PTY calls them under its own mutex.
+type emulator interface {
+	// Write feeds program output to the emulator.
+	Write(p []byte)
+	// Resize changes the emulator's size; it does not reflow.
+	Resize(cols, rows int)
+	// Snapshot returns the visible screen.
+	Snapshot() snapshot
+	// AppCursor reports whether the program enabled application cursor keys (DECCKM).
+	AppCursor() bool
+	// Replies is the emulator's answer stream (DA, DSR/CPR, OSC colour queries); it
+	// must be drained into the PTY or Write blocks. It ends once CloseReplies is called.
+	Replies() io.Reader
+	// CloseReplies ends the Replies stream.
+	CloseReplies()
+}
+
+// snapshot is the emulator's visible state at one moment.
+type snapshot struct {
+	lines     []string // exactly rows entries, trailing blanks trimmed
+	cols      int
+	rows      int
+	cursor    Cursor
+	altScreen bool
+}
+
+// vtEmulator is an [emulator] on charmbracelet/x/vt's plain Emulator. The SafeEmulator
+// is not used: it leaves String unlocked and holds its lock while writing replies.
+type vtEmulator struct {
+	e         *vt.Emulator
+	appCursor bool
+}
+
+func newVTEmulator(cols, rows int) *vtEmulator {
+	v := &vtEmulator{e: vt.NewEmulator(cols, rows)}
+	// Zero scrollback is the contract; vt ignores 0, and 1 line costs nothing.
+	v.e.SetScrollbackSize(1)
+	// vt keeps DECCKM private, but reports mode changes synchronously inside Write,
+	// which already runs under the PTY's mutex, so a plain field is enough.
+	v.e.SetCallbacks(vt.Callbacks{
+		EnableMode: func(m ansi.Mode) {
+			if m == ansi.ModeCursorKeys {
+				v.appCursor = true
+			}
+		},
+		DisableMode: func(m ansi.Mode) {
+			if m == ansi.ModeCursorKeys {
+				v.appCursor = false
+			}
+		},
+	})
+	return v
+}
+
+func (v *vtEmulator) Write(p []byte) {
+	// Write only fails once the emulator is closed, and we never close it: the reply
+	// stream is ended through its pipe instead (see CloseReplies).
+	_, _ = v.e.Write(p)
+}
+
+func (v *vtEmulator) Resize(cols, rows int) { v.e.Resize(cols, rows) }
+
+func (v *vtEmulator) AppCursor() bool { return v.appCursor }
+
+func (v *vtEmulator) Replies() io.Reader { return v.e }
+
+// CloseReplies closes the write end of vt's reply pipe rather than calling
+// Emulator.Close: Close flips a field that Emulator.Read reads without a lock, which
+// races with the drain goroutine.
+func (v *vtEmulator) CloseReplies() {
+	if c, ok := v.e.InputPipe().(io.Closer); ok {
+		_ = c.Close()
+	}
+}
+
+func (v *vtEmulator) Snapshot() snapshot {
+	cols, rows := v.e.Width(), v.e.Height()
+	lines := strings.Split(v.e.String(), "\n")
+	// String yields one line per row; normalise anyway so the row count is exact.
+	if len(lines) > rows {
+		lines = lines[:rows]
+	}
+	for len(lines) < rows {
+		lines = append(lines, "")
+	}
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \r")
+	}
+	pos := v.e.CursorPosition()
+	return snapshot{
+		lines:     lines,
+		cols:      cols,
+		rows:      rows,
+		cursor:    Cursor{Row: pos.Y, Col: pos.X, Hidden: v.e.CursorHidden()},
+		altScreen: v.e.IsAltScreen(),
+	}
+}
