@@ -10,6 +10,7 @@ package lib
 import (
 	"context"
 
+	"github.com/shoal-sh/shoal/lang/diag"
 	"github.com/shoal-sh/shoal/lang/value"
 )
 
@@ -28,30 +29,34 @@ type Named struct {
 // Method applies the general method catalogue to recv. ok is false when
 // the receiver's kind has no method of that name (the evaluator then raises
 // field_missing "unknown method `.name` on <type>" with UnknownMethodHint).
-//
-// func Method(ctx context.Context, env Env, recv value.Value, name string, args []value.Value, named []Named) (v value.Value, ok bool, err error)
+func Method(ctx context.Context, env Env, recv value.Value, name string, args []value.Value, named []Named) (v value.Value, ok bool, err error) {
+	return nil, false, nil
+}
 
 // HasMethod reports whether kind k has a method called name (used for the
 // field → zero-argument method fallback of §8.1).
-//
-// func HasMethod(k value.Kind, name string) bool
+func HasMethod(k value.Kind, name string) bool { return false }
 
 // UnknownMethodHint returns the §11.3 hint for an unknown method, or "".
-//
-// func UnknownMethodHint(recv value.Value, name string) string
+func UnknownMethodHint(recv value.Value, name string) string { return "" }
 
 // IsNamespace reports whether name is a library namespace (json yaml toml
 // csv math).
-//
-// func IsNamespace(name string) bool
+func IsNamespace(name string) bool {
+	switch name {
+	case "json", "yaml", "toml", "csv", "math":
+		return true
+	}
+	return false
+}
 
 // NamespaceCall calls ns.member(args…).
-//
-// func NamespaceCall(ctx context.Context, env Env, ns, member string, args []value.Value, named []Named) (value.Value, error)
+func NamespaceCall(ctx context.Context, env Env, ns, member string, args []value.Value, named []Named) (value.Value, error) {
+	return nil, diag.New(diag.FieldMissing, "unknown member `%s.%s`", ns, member)
+}
 
 // NamespaceField reads ns.member as a field (math constants); functions
 // used as fields raise field_missing "… is a function — call it".
-//
-// func NamespaceField(ns, member string) (value.Value, error)
-
-var _ context.Context // the signatures above use context
+func NamespaceField(ns, member string) (value.Value, error) {
+	return nil, diag.New(diag.FieldMissing, "unknown member `%s.%s`", ns, member)
+}
