@@ -1,0 +1,229 @@
+// Package eval is Shoal's evaluator: scopes, calls, control flow, commands
+// and processes, the builtin command catalogue and the host ports through
+// which the language reaches the world. It imports lang/syntax, lang/value,
+// lang/lib and lang/diag only; the kernel and the CLI build an Evaluator
+// with [New] and plug sandboxing, journaling and policy in through [Host].
+package eval
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/shoal-sh/shoal/lang/diag"
+	"github.com/shoal-sh/shoal/lang/syntax"
+	"github.com/shoal-sh/shoal/lang/value"
+)
+
+// Options configure an [Evaluator]. The zero value (or nil) is a
+// non-interactive evaluator in an empty environment at "/".
+type Options struct {
+	Cwd         string   // session cwd; the process cwd is never changed
+	Env         []string // initial environment, KEY=VALUE
+	Interactive bool     // REPL semantics: Reef resolves instead of reef_unlocked, pick allowed
+	// Stdout receives bare statement-command output; Stderr receives
+	// warnings (glob "no matches") and script echo. nil discards.
+	Stdout, Stderr io.Writer
+	Host           *Host         // OS ports; nil or nil fields mean the real OS
+	Config         *value.Record // config namespace snapshot; nil means config.all() == {}
+}
+
+// Host holds the evaluator's optional ports. Every field may be nil.
+type Host struct {
+	// WrapCmd is called for every child process just before it starts
+	// (externals, interpreter blocks, .feed, run, tasks). It may rewrite
+	// cmd.Path and cmd.Args, e.g. to re-exec through a sandbox helper.
+	// An error aborts the spawn and is raised as is.
+	WrapCmd func(ctx context.Context, cmd *exec.Cmd) error
+	// OnSpawn and OnExit bracket the life of each child process group
+	// (pid == pgid) so a host can stop and continue a task's processes.
+	OnSpawn func(ctx context.Context, pid int)
+	OnExit  func(ctx context.Context, pid int)
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Gate is consulted before a top-level program runs; an error refuses it.
+	Gate func(ctx context.Context, prog *syntax.Program) error
+	// Content resolves val:blake3:<hash> references; nil means there is no
+	// content store (not_found).
+	Content func(ctx context.Context, hash string) ([]byte, error)
+}
+
+// Position says how the final statement of a program is evaluated.
+type Position int
+
+const (
+	// Stmt runs every statement in statement position: a failing command
+	// in a top-level statement raises cmd_failed.
+	Stmt Position = iota
+	// Value evaluates a final expression statement in value position, so a
+	// failed outcome is returned instead of raised.
+	Value
+)
+
+// ExitError is returned by [Evaluator.Run] when the program ran `exit N`.
+type ExitError struct{ Code int }
+
+func (e *ExitError) Error() string { return fmt.Sprintf("exit %d", e.Code) }
+
+// Evaluator is one Shoal session: bindings, cwd, environment, directory
+// stack, tasks, channels and module cache. Run must not be called
+// concurrently on one Evaluator; Cwd, Environ and Bound are safe from
+// other goroutines.
+type Evaluator struct {
+	opts Options
+	host Host
+
+	mu     sync.Mutex // guards cwd, oldpwd, env, dirStack (read by other goroutines)
+	cwd    string
+	oldpwd string
+	env    []string
+	dirs   []string
+
+	root *scope
+	sess *session
+}
+
+// New returns an evaluator configured by opts (nil means defaults).
+func New(opts *Options) *Evaluator {
+	e := &Evaluator{}
+	if opts != nil {
+		e.opts = *opts
+	}
+	if e.opts.Host != nil {
+		e.host = *e.opts.Host
+	}
+	if e.opts.Stdout == nil {
+		e.opts.Stdout = io.Discard
+	}
+	if e.opts.Stderr == nil {
+		e.opts.Stderr = io.Discard
+	}
+	e.cwd = e.opts.Cwd
+	if e.cwd == "" {
+		e.cwd = "/"
+	}
+	e.env = append([]string(nil), e.opts.Env...)
+	e.root = newScope(nil)
+	e.sess = newSession()
+	return e
+}
+
+// Parse parses src with this session's bound names, so a name bound by an
+// earlier Run (or Define) is an expression rather than a command head.
+// repl enables it/out and leading-dot lines.
+func (e *Evaluator) Parse(src string, repl bool) (*syntax.Program, error) {
+	return parseSource(src, &syntax.Options{
+		REPL:         repl,
+		Bound:        e.Bound,
+		CommandBound: e.commandBound,
+	})
+}
+
+// Run evaluates prog. The value is the last top-level statement's value;
+// the first uncaught error aborts the program and is returned as a
+// *diag.Error carrying the innermost span and the source text. `exit N`
+// returns *ExitError. Cancelling ctx kills every child process tree.
+func (e *Evaluator) Run(ctx context.Context, prog *syntax.Program, pos Position) (value.Value, error) {
+	if prog == nil {
+		return value.Null{}, nil
+	}
+	if e.host.Gate != nil {
+		if err := e.host.Gate(ctx, prog); err != nil {
+			return nil, err
+		}
+	}
+	v, err := e.runProgram(ctx, prog, pos)
+	if err != nil {
+		if d := diag.As(err); d != nil && d.Src == "" {
+			d.Src = prog.Src
+		}
+		return nil, err
+	}
+	return v, nil
+}
+
+// Eval parses src as a script and runs it in statement position.
+func (e *Evaluator) Eval(ctx context.Context, src string) (value.Value, error) {
+	prog, err := e.Parse(src, false)
+	if err != nil {
+		return nil, err
+	}
+	return e.Run(ctx, prog, Stmt)
+}
+
+// Define binds name to v in the session's root scope (args, script, it,
+// out). A later Parse treats name as value-bound.
+func (e *Evaluator) Define(name string, v value.Value) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.root.declare(name, v, true)
+}
+
+// Bound reports whether name is value-bound in the session's root scope.
+func (e *Evaluator) Bound(name string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	b := e.root.lookupLocal(name)
+	if b == nil {
+		return false
+	}
+	return !isCommandLike(b.val)
+}
+
+func (e *Evaluator) commandBound(name string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	b := e.root.lookupLocal(name)
+	return b != nil && isCommandLike(b.val)
+}
+
+// Cwd returns the session's current directory.
+func (e *Evaluator) Cwd() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.cwd
+}
+
+// Environ returns a copy of the session environment as KEY=VALUE strings.
+func (e *Evaluator) Environ() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.env...)
+}
+
+func (e *Evaluator) now() time.Time {
+	if e.host.Now != nil {
+		return e.host.Now()
+	}
+	return time.Now()
+}
+
+// getenv reads the session environment.
+func (e *Evaluator) getenv(name string) (string, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := len(e.env) - 1; i >= 0; i-- {
+		kv := e.env[i]
+		if len(kv) > len(name) && kv[len(name)] == '=' && strings.HasPrefix(kv, name) {
+			return kv[len(name)+1:], true
+		}
+	}
+	return "", false
+}
+
+// setenv sets a session environment variable, replacing earlier entries.
+func (e *Evaluator) setenv(name, val string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := e.env[:0:0]
+	for _, kv := range e.env {
+		if !(len(kv) > len(name) && kv[len(name)] == '=' && strings.HasPrefix(kv, name)) {
+			out = append(out, kv)
+		}
+	}
+	e.env = append(out, name+"="+val)
+}

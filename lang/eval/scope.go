@@ -1,0 +1,66 @@
+package eval
+
+import "github.com/shoal-sh/shoal/lang/value"
+
+// binding is one variable. Scopes hold bindings in a small slice rather
+// than a map: most scopes have a handful of names, and a slice makes the
+// per-iteration and per-call scope allocation cheap.
+type binding struct {
+	name    string
+	val     value.Value
+	mutable bool
+}
+
+// scope is a lexical scope. Closures keep a pointer to their defining
+// scope, which is how they capture by reference.
+type scope struct {
+	parent *scope
+	vars   []binding
+}
+
+func newScope(parent *scope) *scope { return &scope{parent: parent} }
+
+// declare adds (or shadows, in this scope) a binding.
+func (s *scope) declare(name string, v value.Value, mutable bool) {
+	for i := range s.vars {
+		if s.vars[i].name == name {
+			s.vars[i] = binding{name: name, val: v, mutable: mutable}
+			return
+		}
+	}
+	s.vars = append(s.vars, binding{name: name, val: v, mutable: mutable})
+}
+
+// lookupLocal finds name in this scope only.
+func (s *scope) lookupLocal(name string) *binding {
+	for i := len(s.vars) - 1; i >= 0; i-- {
+		if s.vars[i].name == name {
+			return &s.vars[i]
+		}
+	}
+	return nil
+}
+
+// lookup finds name in this scope or an enclosing one.
+func (s *scope) lookup(name string) *binding {
+	for sc := s; sc != nil; sc = sc.parent {
+		for i := len(sc.vars) - 1; i >= 0; i-- {
+			if sc.vars[i].name == name {
+				return &sc.vars[i]
+			}
+		}
+	}
+	return nil
+}
+
+// isCommandLike reports whether v is bound as fn or alias (command-bound
+// for the parser's dispatch), as opposed to a plain value binding.
+func isCommandLike(v value.Value) bool {
+	switch c := v.(type) {
+	case *value.Closure:
+		return c.Name != ""
+	case *value.Command:
+		return true
+	}
+	return false
+}
