@@ -2,7 +2,10 @@ package value
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
+
+	"github.com/shoal-sh/shoal/lang/diag"
 )
 
 // Outcome is the result of running a command (LANGUAGE.md §9.5).
@@ -45,8 +48,10 @@ type TaskHandle interface {
 type Stream struct {
 	Label string
 	Src   StreamSource
-	// Consumed is set once a combinator or sink has taken the source.
-	Consumed *bool
+	// Consumed is set once a combinator or sink has taken the source. It is
+	// atomic because a stream handle may be shared by a spawned task and
+	// its parent; use Take to claim the source exactly once.
+	Consumed *atomic.Bool
 }
 
 func (*Stream) Kind() Kind { return KStream }
@@ -56,4 +61,20 @@ type StreamSource interface {
 	Next(ctx context.Context) (v Value, ok bool, err error)
 	// Bounded reports whether the source ends by itself.
 	Bounded() bool
+}
+
+// NewStream returns a fresh, unconsumed stream handle.
+func NewStream(label string, src StreamSource) *Stream {
+	return &Stream{Label: label, Src: src, Consumed: new(atomic.Bool)}
+}
+
+// Take claims the stream's source for one consumer. A second claim is a
+// stream_consumed error, so a handle cannot be drained twice. A stream
+// built without a Consumed flag cannot be tracked and is always handed out.
+func (s *Stream) Take() (StreamSource, error) {
+	if s.Consumed != nil && !s.Consumed.CompareAndSwap(false, true) {
+		return nil, diag.New(diag.StreamConsumed, "stream already consumed").
+			WithHint("a stream has a single consumer; bind .collect() to reuse its items")
+	}
+	return s.Src, nil
 }
