@@ -1,0 +1,50 @@
+# Shoal: one multicall executable. `make` builds bin/shoal and its links;
+# `make test` runs every test (unit, corpus, e2e) and is what CI runs.
+GO      ?= go
+PREFIX  ?= /usr/local
+BIN     := bin/shoal
+LINKS   := shoal-kernel shoal-mcp shoal-token
+FUZZTIME ?= 20s
+
+.PHONY: all build run test test-race conformance bench fuzz install clean vet
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) .
+	@for l in $(LINKS); do ln -sf shoal bin/$$l; done
+
+run: build
+	./$(BIN)
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+
+# Every test: unit, fuzz seed corpora, the conformance corpus through both
+# hosts, e2e against the real binary; then the concurrent packages under -race.
+test: vet
+	$(GO) test -count=1 -timeout 30m ./...
+	$(GO) test -race -count=1 -timeout 30m ./kernel/... ./term/... ./mcp/...
+
+conformance:
+	@SHOAL_CORPUS_REPORT=1 $(GO) test -count=1 -run '^TestCorpus$$' ./lang/eval/ | grep -v '^ok\|^PASS\|^---\|^==='
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Short, bounded fuzzing of every fuzz target.
+fuzz:
+	@for spec in $$($(GO) test -list 'Fuzz.*' ./... 2>/dev/null | awk '/^ok/ {pkg=$$2} /^Fuzz/ {print pkg":"$$1}'); do \
+		pkg=$${spec%%:*}; fn=$${spec##*:}; \
+		echo "fuzz $$pkg $$fn"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/shoal
+	@for l in $(LINKS); do ln -sf shoal $(DESTDIR)$(PREFIX)/bin/$$l; done
+
+clean:
+	rm -rf bin
