@@ -37,12 +37,12 @@ func (e *usageError) Error() string { return e.err.Error() }
 type stdio struct {
 	in       io.Reader
 	out, err io.Writer
-	env      func(string) string
+	lookup   func(string) (string, bool)
 }
 
 // Main runs shoal with argv (argv[0] included) and returns the exit code.
 func Main(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	io := &stdio{in: stdin, out: stdout, err: stderr, env: os.Getenv}
+	io := &stdio{in: stdin, out: stdout, err: stderr, lookup: os.LookupEnv}
 	root := newRoot(io)
 	root.SetArgs(argsFor(root, argv))
 	root.SetIn(stdin)

@@ -20,14 +20,6 @@ func newMCPCmd(io *stdio) *cobra.Command {
 	}
 }
 
-func newTokenCmd(io *stdio) *cobra.Command {
-	return &cobra.Command{
-		Use:   "token",
-		Short: "Create, list and revoke bearer tokens for agent principals",
-		RunE:  func(cmd *cobra.Command, args []string) error { return notYet("token") },
-	}
-}
-
 func newSandboxExecCmd(io *stdio) *cobra.Command {
 	return &cobra.Command{
 		Use:                "__sandbox-exec",
