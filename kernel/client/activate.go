@@ -21,6 +21,9 @@ type ActivateOptions struct {
 	Executable string
 	// Args are the arguments given to Executable before "--socket PATH"; nil means ["kernel"].
 	Args []string
+	// Argv0 is the spawned kernel's argv[0]; "" means "shoal", the multicall name that selects
+	// the plain command tree whatever the executable file is called.
+	Argv0 string
 	// Wait bounds the polling after a spawn; 0 means 5 s.
 	Wait time.Duration
 	// Client configures the returned client.
@@ -90,6 +93,10 @@ func spawn(o ActivateOptions, socket string) {
 		args = []string{"kernel"}
 	}
 	cmd := exec.Command(exe, append(append([]string(nil), args...), "--socket", socket)...)
+	cmd.Args[0] = o.Argv0
+	if cmd.Args[0] == "" {
+		cmd.Args[0] = "shoal"
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	// Nil stdio means /dev/null for exec.Cmd.
 	if err := cmd.Start(); err != nil {
