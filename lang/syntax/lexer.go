@@ -41,7 +41,7 @@ func (p *parser) lexAt(i int) token {
 	i = p.skipSpace(i, true)
 	if i >= p.end {
 		if i > 0 && p.src[i-1] == '\\' && p.end == len(p.src) {
-			p.failPartial(diag.Span{Start: i - 1, End: i}, "unexpected end of input after `\\`")
+			p.failPartial(diag.Span{Start: i - 1, End: i}, "unexpected end of input after `\\`", "")
 		}
 		return token{kind: tEOF, start: i, end: i}
 	}

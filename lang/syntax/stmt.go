@@ -66,6 +66,12 @@ func (p *parser) interpFollows(j int) bool {
 	return j < p.end && p.src[j] == '{'
 }
 
+// prefixedStringAt reports whether name, ending at j, is the prefix of a
+// re"…" or t"…" literal.
+func (p *parser) prefixedStringAt(name string, j int) bool {
+	return (name == "re" || name == "t") && j < p.end && p.src[j] == '"'
+}
+
 // envWordAt reports whether an IDENT=… word starts at i and more command
 // content follows it on the line (rule 6 of §3).
 func (p *parser) envWordAt(i int) bool {
@@ -158,7 +164,7 @@ func (p *parser) parseStmt() Stmt {
 	if isReserved(name) {
 		p.fail(diag.Span{Start: i, End: j}, "unexpected keyword `"+name+"`", "")
 	}
-	if isInterpTool(name) && p.interpFollows(j) {
+	if (isInterpTool(name) && p.interpFollows(j)) || p.prefixedStringAt(name, j) {
 		return p.exprStmt(i)
 	}
 	if p.envWordAt(i) {
