@@ -1,0 +1,186 @@
+package journal
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/shoal-sh/shoal/journal/cas"
+)
+
+// TruncationMarker ends an output that was cut at the size cap (§7).
+const TruncationMarker = "\n[shoal: output truncated; see journal metadata]\n"
+
+// PutOutput stores an output's bytes in the blob store and records the blob, returning the
+// [Output] to pass to [Journal.Finish]. Bytes beyond the size cap are counted but not kept: the
+// blob is the prefix plus [TruncationMarker], and Meta says so.
+func (j *Journal) PutOutput(ctx context.Context, kind string, r io.Reader) (Output, error) {
+	tr := &truncator{r: bufio.NewReader(r), left: j.opts.MaxOutput}
+	hash, n, err := j.cas.PutReader(tr)
+	if err != nil {
+		return Output{}, fmt.Errorf("journal put %s output: %w", kind, err)
+	}
+	out := Output{Kind: kind, Hash: hash, Len: n}
+	if tr.truncated {
+		meta, _ := json.Marshal(OutputMeta{Truncated: true, OriginalLen: tr.total, StoredLen: n})
+		out.Meta = meta
+	}
+	if err := j.recordBlob(ctx, hash, n); err != nil {
+		return Output{}, fmt.Errorf("journal put %s output: %w", kind, err)
+	}
+	return out, nil
+}
+
+// PutBytes is [Journal.PutOutput] for bytes already in memory.
+func (j *Journal) PutBytes(ctx context.Context, kind string, data []byte) (Output, error) {
+	if int64(len(data)) <= j.opts.MaxOutput {
+		hash, err := j.cas.Put(data)
+		if err != nil {
+			return Output{}, fmt.Errorf("journal put %s output: %w", kind, err)
+		}
+		if err := j.recordBlob(ctx, hash, int64(len(data))); err != nil {
+			return Output{}, fmt.Errorf("journal put %s output: %w", kind, err)
+		}
+		return Output{Kind: kind, Hash: hash, Len: int64(len(data))}, nil
+	}
+	return j.PutOutput(ctx, kind, bytes.NewReader(data))
+}
+
+// recordBlob adds the blob's metadata row after the bytes are safely in the store.
+func (j *Journal) recordBlob(ctx context.Context, hash string, n int64) error {
+	raw, _ := hex.DecodeString(hash)
+	now := j.opts.Now().UnixNano()
+	_, err := j.w.ExecContext(ctx, `INSERT INTO blob (hash, stored_len, created_ns, last_access_ns) VALUES (?, ?, ?, ?)
+		ON CONFLICT (hash) DO UPDATE SET last_access_ns = excluded.last_access_ns`, raw, n, now, now)
+	return err
+}
+
+// TouchBlob records a read of a blob (for GC by last access).
+func (j *Journal) TouchBlob(ctx context.Context, hash string) error {
+	if !cas.ValidHash(hash) {
+		return cas.ErrInvalidHash
+	}
+	raw, _ := hex.DecodeString(hash)
+	_, err := j.w.ExecContext(ctx, `UPDATE blob SET last_access_ns = ? WHERE hash = ?`, j.opts.Now().UnixNano(), raw)
+	return err
+}
+
+// Pin protects a blob from garbage collection; Unpin removes the protection.
+func (j *Journal) Pin(ctx context.Context, hash string) error {
+	if !cas.ValidHash(hash) {
+		return cas.ErrInvalidHash
+	}
+	raw, _ := hex.DecodeString(hash)
+	_, err := j.w.ExecContext(ctx, `INSERT OR IGNORE INTO pin (hash) VALUES (?)`, raw)
+	return err
+}
+
+// Unpin removes a pin; unpinning an unpinned blob is not an error.
+func (j *Journal) Unpin(ctx context.Context, hash string) error {
+	if !cas.ValidHash(hash) {
+		return cas.ErrInvalidHash
+	}
+	raw, _ := hex.DecodeString(hash)
+	_, err := j.w.ExecContext(ctx, `DELETE FROM pin WHERE hash = ?`, raw)
+	return err
+}
+
+// Pinned reports whether a blob is pinned.
+func (j *Journal) Pinned(ctx context.Context, hash string) (bool, error) {
+	if !cas.ValidHash(hash) {
+		return false, nil
+	}
+	raw, _ := hex.DecodeString(hash)
+	var found bool
+	err := j.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pin WHERE hash = ?)`, raw).Scan(&found)
+	return found, err
+}
+
+// Undo is one recorded inverse operation of an entry (TrashMove, RestoreBytes, MoveBack).
+type Undo struct {
+	Op      string          `json:"op"`
+	Inverse json.RawMessage `json:"inverse"`
+}
+
+// AddUndo records how to reverse part of an entry's effect.
+func (j *Journal) AddUndo(ctx context.Context, entryID int64, u Undo) error {
+	if !json.Valid(u.Inverse) {
+		return errors.New("journal add undo: inverse is not JSON")
+	}
+	if _, err := j.w.ExecContext(ctx, `INSERT INTO undo (entry_id, op, inverse) VALUES (?, ?, ?)`, entryID, u.Op, string(u.Inverse)); err != nil {
+		return fmt.Errorf("journal add undo %d: %w", entryID, err)
+	}
+	return nil
+}
+
+// Undos returns an entry's undo records in the order they were added.
+func (j *Journal) Undos(ctx context.Context, entryID int64) ([]Undo, error) {
+	rows, err := j.r.QueryContext(ctx, `SELECT op, inverse FROM undo WHERE entry_id = ? ORDER BY rowid`, entryID)
+	if err != nil {
+		return nil, fmt.Errorf("journal undos %d: %w", entryID, err)
+	}
+	defer rows.Close()
+	out := []Undo{}
+	for rows.Next() {
+		var u Undo
+		var inv string
+		if err := rows.Scan(&u.Op, &inv); err != nil {
+			return nil, fmt.Errorf("journal undos %d: %w", entryID, err)
+		}
+		u.Inverse = json.RawMessage(inv)
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// truncator passes through at most left bytes, then counts and discards the rest and, if
+// anything was discarded, appends TruncationMarker.
+type truncator struct {
+	r         *bufio.Reader
+	left      int64
+	total     int64
+	truncated bool
+	marker    []byte
+	done      bool
+}
+
+func (t *truncator) Read(p []byte) (int, error) {
+	if t.done {
+		if len(t.marker) == 0 {
+			return 0, io.EOF
+		}
+		n := copy(p, t.marker)
+		t.marker = t.marker[n:]
+		return n, nil
+	}
+	if t.left > 0 {
+		if int64(len(p)) > t.left {
+			p = p[:t.left]
+		}
+		n, err := t.r.Read(p)
+		t.left -= int64(n)
+		t.total += int64(n)
+		if errors.Is(err, io.EOF) {
+			t.done = true
+			return n, nil
+		}
+		return n, err
+	}
+	// At the cap: anything more means truncation. Count it without keeping it.
+	rest, err := io.Copy(io.Discard, t.r)
+	if err != nil {
+		return 0, err
+	}
+	t.done = true
+	if rest > 0 {
+		t.total += rest
+		t.truncated = true
+		t.marker = []byte(TruncationMarker)
+	}
+	return 0, nil
+}

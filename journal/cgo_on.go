@@ -1,0 +1,6 @@
+//go:build cgo
+
+package journal
+
+// sqliteAvailable is false only in CGO_ENABLED=0 builds, where go-sqlite3 is a stub.
+const sqliteAvailable = true

@@ -1,0 +1,344 @@
+package journal
+
+import (
+	"context"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/shoal-sh/shoal/journal/cas"
+)
+
+// Entry kinds. A kernel exec writes one exec row; the session evaluator writes one stmt row per
+// top-level statement, linked to the exec by ParentID. Only exec rows feed journal.query by
+// default and the `journal` channel.
+const (
+	KindExec = "exec"
+	KindStmt = "stmt"
+)
+
+// Output kinds.
+const (
+	OutputValue  = "value"
+	OutputRender = "render"
+	OutputStdout = "stdout"
+	OutputStderr = "stderr"
+)
+
+// ExecStart is what is known when an exec or statement begins.
+type ExecStart struct {
+	Kind      string          // KindExec or KindStmt; "" means KindExec
+	ParentID  int64           // the exec row a statement belongs to; 0 for none
+	Session   string          // session name
+	Principal string          // e.g. "uid:1000", "agent:reviewer"
+	Src       string          // the source as submitted
+	Head      string          // first whitespace-separated word of Src; "" means derive it
+	AST       json.RawMessage // AST JSON; nil stored as null
+	Cwd       []byte          // working directory, raw bytes (paths need not be UTF-8)
+	EnvHash   string          // hex digest of the environment; "" for unknown
+	Effects   json.RawMessage // JSON array of effect objects ({"kind":…}); nil stored as []
+	StartedNs int64           // Unix ns at start; 0 means now
+}
+
+// ExecFinish is what is known when it ends.
+type ExecFinish struct {
+	Status  *int  // exit status; nil on signal death or no process
+	OK      bool  // the outcome's ok (mirrors a failed outcome, not just raised errors)
+	DurNs   int64 // duration
+	Opaque  bool  // ran something whose effects could not be derived
+	Outputs []Output
+}
+
+// Output is one recorded output of an entry: its kind and where the bytes are in the blob
+// store. The JSON form is the one journal.query returns.
+type Output struct {
+	Kind string          `json:"kind"`
+	Hash string          `json:"hash"` // 64 lowercase hex
+	Len  int64           `json:"len"`  // stored (uncompressed) length
+	Meta json.RawMessage `json:"meta,omitempty"`
+}
+
+// OutputMeta describes a truncated output (stored as Output.Meta).
+type OutputMeta struct {
+	Truncated   bool  `json:"truncated"`
+	OriginalLen int64 `json:"original_len"`
+	StoredLen   int64 `json:"stored_len"`
+}
+
+// HeadOf returns the first whitespace-separated word of src, the key of the head filter.
+func HeadOf(src string) string {
+	src = strings.TrimLeftFunc(src, unicode.IsSpace)
+	if i := strings.IndexFunc(src, unicode.IsSpace); i >= 0 {
+		return src[:i]
+	}
+	return src
+}
+
+// Begin records the start of an exec or statement and returns its id. The row is visible at
+// once (unfinished: dur_ns, status and ok are null) and durable when Begin returns.
+func (j *Journal) Begin(ctx context.Context, s ExecStart) (int64, error) {
+	kind := s.Kind
+	if kind == "" {
+		kind = KindExec
+	}
+	if kind != KindExec && kind != KindStmt {
+		return 0, fmt.Errorf("journal begin: kind %q is neither %q nor %q", kind, KindExec, KindStmt)
+	}
+	head := s.Head
+	if head == "" {
+		head = HeadOf(s.Src)
+	}
+	ast, err := jsonOr(s.AST, "null")
+	if err != nil {
+		return 0, fmt.Errorf("journal begin: ast: %w", err)
+	}
+	effects, err := jsonOr(s.Effects, "[]")
+	if err != nil {
+		return 0, fmt.Errorf("journal begin: effects: %w", err)
+	}
+	if s.StartedNs == 0 {
+		s.StartedNs = j.opts.Now().UnixNano()
+	}
+	cwd := s.Cwd
+	if cwd == nil {
+		cwd = []byte{}
+	}
+	res, err := j.w.ExecContext(ctx, `INSERT INTO entry
+		(kind, parent_id, session, principal, ts, cwd, env_hash, src, head, ast, effects)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		kind, nullInt(s.ParentID), s.Session, s.Principal, s.StartedNs, cwd, nullString(s.EnvHash),
+		s.Src, head, ast, effects)
+	if err != nil {
+		return 0, fmt.Errorf("journal begin: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("journal begin: %w", err)
+	}
+	return id, nil
+}
+
+// Finish completes entry id and records its outputs, in one transaction. The blobs must already
+// be in the store (see [Journal.PutOutput]).
+func (j *Journal) Finish(ctx context.Context, id int64, f ExecFinish) error {
+	type row struct {
+		kind string
+		hash []byte
+		len  int64
+		meta any
+	}
+	rows := make([]row, 0, len(f.Outputs))
+	for _, o := range f.Outputs {
+		switch o.Kind {
+		case OutputValue, OutputRender, OutputStdout, OutputStderr:
+		default:
+			return fmt.Errorf("journal finish %d: unknown output kind %q", id, o.Kind)
+		}
+		if !cas.ValidHash(o.Hash) {
+			return fmt.Errorf("journal finish %d: output hash %q: %w", id, o.Hash, cas.ErrInvalidHash)
+		}
+		raw, _ := hex.DecodeString(o.Hash) // valid: checked above
+		var meta any
+		if o.Meta != nil {
+			if !json.Valid(o.Meta) {
+				return fmt.Errorf("journal finish %d: output meta is not JSON", id)
+			}
+			meta = string(o.Meta)
+		}
+		rows = append(rows, row{o.Kind, raw, o.Len, meta})
+	}
+	tx, err := j.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("journal finish %d: %w", id, err)
+	}
+	defer tx.Rollback()
+	var status any
+	if f.Status != nil {
+		status = *f.Status
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE entry SET dur_ns = ?, status = ?, ok = ?, opaque = ? WHERE id = ?`,
+		f.DurNs, status, f.OK, f.Opaque, id)
+	if err != nil {
+		return fmt.Errorf("journal finish %d: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return fmt.Errorf("journal finish %d: %w", id, ErrNotFound)
+	}
+	for _, r := range rows {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO output (entry_id, kind, hash, len, meta) VALUES (?, ?, ?, ?, ?)`,
+			id, r.kind, r.hash, r.len, r.meta); err != nil {
+			return fmt.Errorf("journal finish %d: output: %w", id, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("journal finish %d: %w", id, err)
+	}
+	return nil
+}
+
+// Entry is one journal row in the JSON shape of journal.query (AGENT-SURFACE §2.5.9). Fields
+// tagged "-" are stored but not part of that shape.
+type Entry struct {
+	ID        int64           `json:"id"`
+	Session   string          `json:"session"`
+	Principal string          `json:"principal"`
+	TS        int64           `json:"ts"`
+	DurNs     *int64          `json:"dur_ns"`
+	Cwd       Path            `json:"cwd"`
+	Src       string          `json:"src"`
+	AST       json.RawMessage `json:"ast"`
+	Effects   json.RawMessage `json:"effects"`
+	Status    *int            `json:"status"`
+	OK        *bool           `json:"ok"`
+	Opaque    bool            `json:"opaque"`
+	Outputs   []Output        `json:"outputs"`
+
+	Kind     string `json:"-"`
+	ParentID int64  `json:"-"`
+	Head     string `json:"-"`
+	EnvHash  string `json:"-"`
+}
+
+// Path is a filesystem path on the wire (WirePath): Display is always UTF-8; Raw carries the
+// exact bytes (base64 in JSON) only when they are not valid UTF-8.
+type Path struct {
+	Display string `json:"display"`
+	Raw     []byte `json:"raw,omitempty"`
+}
+
+// PathOf converts raw path bytes to a [Path].
+func PathOf(b []byte) Path {
+	if utf8.Valid(b) {
+		return Path{Display: string(b)}
+	}
+	return Path{Display: strings.ToValidUTF8(string(b), "\uFFFD"), Raw: b}
+}
+
+// entryColumns is the column list scanEntry expects.
+const entryColumns = `id, kind, parent_id, session, principal, ts, dur_ns, cwd, env_hash, src, head, ast, effects, status, ok, opaque`
+
+func scanEntry(sc interface{ Scan(...any) error }) (*Entry, error) {
+	var (
+		e        Entry
+		parent   sql.NullInt64
+		dur      sql.NullInt64
+		cwd      []byte
+		envHash  sql.NullString
+		ast, eff string
+		status   sql.NullInt64
+		ok       sql.NullBool
+	)
+	if err := sc.Scan(&e.ID, &e.Kind, &parent, &e.Session, &e.Principal, &e.TS, &dur, &cwd, &envHash,
+		&e.Src, &e.Head, &ast, &eff, &status, &ok, &e.Opaque); err != nil {
+		return nil, err
+	}
+	e.ParentID = parent.Int64
+	if dur.Valid {
+		e.DurNs = &dur.Int64
+	}
+	e.Cwd = PathOf(cwd)
+	e.EnvHash = envHash.String
+	e.AST = json.RawMessage(ast)
+	e.Effects = json.RawMessage(eff)
+	if status.Valid {
+		s := int(status.Int64)
+		e.Status = &s
+	}
+	if ok.Valid {
+		e.OK = &ok.Bool
+	}
+	e.Outputs = []Output{}
+	return &e, nil
+}
+
+// Get returns one entry with its outputs.
+func (j *Journal) Get(ctx context.Context, id int64) (*Entry, error) {
+	e, err := scanEntry(j.r.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM entry WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("journal entry %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("journal entry %d: %w", id, err)
+	}
+	if err := j.attachOutputs(ctx, []*Entry{e}); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// attachOutputs loads the outputs of entries, one query per chunk (SQLite bounds the number
+// of placeholders).
+func (j *Journal) attachOutputs(ctx context.Context, entries []*Entry) error {
+	const chunk = 500
+	for len(entries) > chunk {
+		if err := j.attachOutputs(ctx, entries[:chunk]); err != nil {
+			return err
+		}
+		entries = entries[chunk:]
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	byID := make(map[int64]*Entry, len(entries))
+	args := make([]any, len(entries))
+	for i, e := range entries {
+		byID[e.ID] = e
+		args[i] = e.ID
+	}
+	q := `SELECT entry_id, kind, hash, len, meta FROM output WHERE entry_id IN (?` +
+		strings.Repeat(",?", len(entries)-1) + `) ORDER BY entry_id, rowid`
+	rows, err := j.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("journal outputs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			id   int64
+			o    Output
+			hash []byte
+			meta sql.NullString
+		)
+		if err := rows.Scan(&id, &o.Kind, &hash, &o.Len, &meta); err != nil {
+			return fmt.Errorf("journal outputs: %w", err)
+		}
+		o.Hash = hex.EncodeToString(hash)
+		if meta.Valid {
+			o.Meta = json.RawMessage(meta.String)
+		}
+		byID[id].Outputs = append(byID[id].Outputs, o)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("journal outputs: %w", err)
+	}
+	return nil
+}
+
+func jsonOr(raw json.RawMessage, empty string) (string, error) {
+	if len(raw) == 0 {
+		return empty, nil
+	}
+	if !json.Valid(raw) {
+		return "", errors.New("not valid JSON")
+	}
+	return string(raw), nil
+}
+
+func nullInt(v int64) any {
+	if v == 0 {
+		return nil
+	}
+	return v
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

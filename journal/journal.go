@@ -1,0 +1,212 @@
+package journal
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" database/sql driver
+
+	"github.com/shoal-sh/shoal/journal/cas"
+)
+
+// ErrNoSQLite is returned by [Open] in binaries built with CGO_ENABLED=0: go-sqlite3 needs cgo,
+// and its stub would otherwise fail every call later with a less obvious message.
+var ErrNoSQLite = errors.New("journal needs SQLite, but this binary was built with CGO_ENABLED=0")
+
+// ErrNotFound means no entry has the given id.
+var ErrNotFound = errors.New("journal entry not found")
+
+// DefaultMaxOutput is the largest output stored whole; longer ones keep a prefix (§7).
+const DefaultMaxOutput = 256 << 20
+
+// Options configures [Open]; nil means defaults.
+type Options struct {
+	// CASDir is the blob store directory; "" means "cas" next to the database file.
+	CASDir string
+	// BusyTimeout is how long a connection waits for a lock; 0 means 5 s.
+	BusyTimeout time.Duration
+	// ReadConns bounds the read-only pool; 0 means 4.
+	ReadConns int
+	// MaxOutput caps one stored output in bytes; 0 means [DefaultMaxOutput].
+	MaxOutput int64
+	// Now is the clock for blob bookkeeping; nil means time.Now.
+	Now func() time.Time
+	// NoSyncBlobs skips fsync in the blob store (benchmarks only).
+	NoSyncBlobs bool
+}
+
+// Journal is an open journal database plus its blob store. It is safe for concurrent use.
+type Journal struct {
+	path string
+	w    *sql.DB // exactly one connection: SQLite allows one writer, and one conn avoids lock errors
+	r    *sql.DB // read-only pool
+	cas  *cas.Store
+	opts Options
+}
+
+// Open opens or creates the journal at path (its directory must exist), migrates the schema
+// forward, and opens the blob store. A database written by a newer Shoal is refused.
+func Open(path string, opts *Options) (*Journal, error) {
+	if !sqliteAvailable {
+		return nil, fmt.Errorf("open journal %s: %w", path, ErrNoSQLite)
+	}
+	j := &Journal{path: path}
+	if opts != nil {
+		j.opts = *opts
+	}
+	if j.opts.CASDir == "" {
+		j.opts.CASDir = filepath.Join(filepath.Dir(path), "cas")
+	}
+	if j.opts.BusyTimeout <= 0 {
+		j.opts.BusyTimeout = 5 * time.Second
+	}
+	if j.opts.ReadConns <= 0 {
+		j.opts.ReadConns = 4
+	}
+	if j.opts.MaxOutput <= 0 {
+		j.opts.MaxOutput = DefaultMaxOutput
+	}
+	if j.opts.Now == nil {
+		j.opts.Now = time.Now
+	}
+	if err := j.open(); err != nil {
+		j.Close()
+		return nil, fmt.Errorf("open journal %s: %w", path, err)
+	}
+	return j, nil
+}
+
+func (j *Journal) open() error {
+	busy := j.opts.BusyTimeout.Milliseconds()
+	// DSN parameters reach every pooled connection (a PRAGMA via Exec reaches only one).
+	// synchronous=NORMAL in WAL mode: a commit is in the WAL (the OS page cache) before the
+	// call returns, so it survives the process being killed; only power loss can drop the last
+	// commits. See docs/journal.md.
+	writeDSN := fmt.Sprintf("%s?_journal_mode=WAL&_busy_timeout=%d&_txlock=immediate&_foreign_keys=on&_synchronous=NORMAL", fileURI(j.path), busy)
+	w, err := sql.Open("sqlite3", writeDSN)
+	if err != nil {
+		return err
+	}
+	j.w = w
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	if err := w.Ping(); err != nil {
+		return err
+	}
+	if err := j.migrate(); err != nil {
+		return err
+	}
+	// The read pool opens after the writer so the WAL and schema exist; mode=ro makes a stray
+	// write through it fail instead of contending for the write lock.
+	readDSN := fmt.Sprintf("%s?mode=ro&_busy_timeout=%d&_foreign_keys=on", fileURI(j.path), busy)
+	r, err := sql.Open("sqlite3", readDSN)
+	if err != nil {
+		return err
+	}
+	j.r = r
+	r.SetMaxOpenConns(j.opts.ReadConns)
+	r.SetMaxIdleConns(j.opts.ReadConns)
+	if err := r.Ping(); err != nil {
+		return err
+	}
+	store, err := cas.Open(j.opts.CASDir, &cas.Options{NoSync: j.opts.NoSyncBlobs})
+	if err != nil {
+		return err
+	}
+	j.cas = store
+	return nil
+}
+
+// fileURI builds a SQLite URI for a filesystem path, escaping the characters URIs reserve.
+func fileURI(path string) string {
+	u := url.URL{Scheme: "file", OmitHost: true, Path: path}
+	s := u.String()
+	// url.URL leaves '?' escaped but not all of SQLite's specials; '#' and '%' are covered too.
+	return strings.Replace(s, "file:///", "file:/", 1)
+}
+
+// migrate applies every migration newer than the database's user_version, each in its own
+// transaction together with the version bump, so a crash leaves a consistent version.
+func (j *Journal) migrate() error {
+	ctx := context.Background()
+	var version int
+	if err := j.w.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if version > SchemaVersion {
+		return fmt.Errorf("schema version %d is newer than this shoal understands (%d)", version, SchemaVersion)
+	}
+	for v := version; v < len(migrations); v++ {
+		tx, err := j.w.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("migrate to %d: %w", v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrate to %d: %w", v+1, err)
+		}
+		// PRAGMA takes no placeholders; v+1 is an integer we computed.
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrate to %d: %w", v+1, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migrate to %d: %w", v+1, err)
+		}
+	}
+	return nil
+}
+
+// Close closes both pools and the blob store.
+func (j *Journal) Close() error {
+	var errs []error
+	if j.r != nil {
+		errs = append(errs, j.r.Close())
+	}
+	if j.w != nil {
+		errs = append(errs, j.w.Close())
+	}
+	if j.cas != nil {
+		errs = append(errs, j.cas.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Blobs returns the journal's content-addressed store.
+func (j *Journal) Blobs() *cas.Store { return j.cas }
+
+// Version returns the database's schema version (PRAGMA user_version).
+func (j *Journal) Version(ctx context.Context) (int, error) {
+	var v int
+	err := j.r.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+	return v, err
+}
+
+// IntegrityCheck runs PRAGMA integrity_check and returns its report, "ok" for a sound
+// database.
+func (j *Journal) IntegrityCheck(ctx context.Context) (string, error) {
+	rows, err := j.r.QueryContext(ctx, "PRAGMA integrity_check")
+	if err != nil {
+		return "", fmt.Errorf("integrity check: %w", err)
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return "", fmt.Errorf("integrity check: %w", err)
+		}
+		lines = append(lines, s)
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("integrity check: %w", err)
+	}
+	return strings.Join(lines, "\n"), nil
+}
