@@ -29,16 +29,60 @@ type Named struct {
 // Method applies the general method catalogue to recv. ok is false when
 // the receiver's kind has no method of that name (the evaluator then raises
 // field_missing "unknown method `.name` on <type>" with UnknownMethodHint).
+//
+// Methods the evaluator implements itself (path filesystem methods, tap,
+// save, feed, task control, …) are known to the catalogue, so HasMethod
+// and the hints see them, but Method answers ok=false for them. A method
+// of another kind (`5.len()`, `{a: 1}.first()`, bytes.upper()) is a
+// type_error rather than an unknown method. On a stream, any method that
+// is not a combinator or sink collects the (bounded) stream and applies
+// the list method.
 func Method(ctx context.Context, env Env, recv value.Value, name string, args []value.Value, named []Named) (v value.Value, ok bool, err error) {
-	return nil, false, nil
+	if recv == nil {
+		recv = value.Null{}
+	}
+	k := recv.Kind()
+	fn, _, found := lookup(k, name)
+	if !found {
+		if generalName(name) {
+			return nil, true, rejectMethod(recv, name)
+		}
+		return nil, false, nil
+	}
+	if fn == nil {
+		return nil, false, nil
+	}
+	if !receiverFits(recv) {
+		// A kind whose Go representation the catalogue does not expect
+		// (a foreign Value implementation) is not ours to answer.
+		return nil, false, nil
+	}
+	c := &call{ctx: ctx, env: env, recv: recv, name: name, args: args, named: named}
+	if s, isStream := recv.(*value.Stream); isStream && !isStreamOwn(name) {
+		items, err := collectStream(ctx, s)
+		if err != nil {
+			return nil, true, err
+		}
+		c.recv = list(items)
+	}
+	v, err = fn(c)
+	return v, true, err
 }
 
 // HasMethod reports whether kind k has a method called name (used for the
 // field → zero-argument method fallback of §8.1).
-func HasMethod(k value.Kind, name string) bool { return false }
+func HasMethod(k value.Kind, name string) bool {
+	_, _, found := lookup(k, name)
+	return found
+}
 
 // UnknownMethodHint returns the §11.3 hint for an unknown method, or "".
-func UnknownMethodHint(recv value.Value, name string) string { return "" }
+func UnknownMethodHint(recv value.Value, name string) string {
+	if recv == nil {
+		recv = value.Null{}
+	}
+	return hintFor(recv.Kind(), name)
+}
 
 // IsNamespace reports whether name is a library namespace (json yaml toml
 // csv math).

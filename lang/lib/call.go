@@ -1,0 +1,154 @@
+package lib
+
+import (
+	"context"
+	"strings"
+
+	"github.com/shoal-sh/shoal/lang/diag"
+	"github.com/shoal-sh/shoal/lang/value"
+)
+
+// call is one method invocation: the receiver and the arguments, with the
+// argument checks every method shares, so arity and count errors read the
+// same everywhere.
+type call struct {
+	ctx   context.Context
+	env   Env
+	recv  value.Value
+	name  string
+	args  []value.Value
+	named []Named
+}
+
+// method implements one catalogue entry.
+type method func(c *call) (value.Value, error)
+
+// noArgs rejects any argument: no-argument methods are strict (§8.3).
+func (c *call) noArgs() error {
+	if len(c.args) > 0 || len(c.named) > 0 {
+		return diag.New(diag.ArgError, "%s takes no arguments", c.name)
+	}
+	return nil
+}
+
+// params binds the call's positional and named arguments to the method's
+// parameter names, the way function calls bind (§7.2): a named argument
+// takes its parameter, otherwise the next positional one. min is the
+// number of required parameters; a missing one is reported with need,
+// the teaching phrase ("a prefix", "a separator").
+func (c *call) params(names []string, min int, need string) ([]value.Value, error) {
+	if len(c.args) > len(names) {
+		return nil, diag.New(diag.ArgError, "%s expects at most %d argument(s), got %d", c.name, len(names), len(c.args))
+	}
+	out := make([]value.Value, len(names))
+	copy(out, c.args)
+	for _, n := range c.named {
+		i := indexOf(names, n.Name)
+		if i < 0 {
+			return nil, diag.New(diag.ArgError, "unknown argument `%s` for %s", n.Name, c.name)
+		}
+		if i < len(c.args) {
+			return nil, diag.New(diag.ArgError, "argument `%s` given twice", n.Name)
+		}
+		out[i] = n.Value
+	}
+	for i := 0; i < min; i++ {
+		if out[i] == nil {
+			if need != "" {
+				return nil, diag.New(diag.ArgError, "%s requires %s", c.name, need)
+			}
+			return nil, diag.New(diag.ArgError, "missing argument `%s` for %s", names[i], c.name)
+		}
+	}
+	return out, nil
+}
+
+// one binds a single required argument.
+func (c *call) one(param, need string) (value.Value, error) {
+	a, err := c.params([]string{param}, 1, need)
+	if err != nil {
+		return nil, err
+	}
+	return a[0], nil
+}
+
+// fn binds a single required callable argument.
+func (c *call) fn() (value.Value, error) {
+	return c.one("f", "a function")
+}
+
+// apply calls f through the evaluator.
+func (c *call) apply(f value.Value, args ...value.Value) (value.Value, error) {
+	if c.env == nil {
+		return nil, noEnvErr()
+	}
+	return c.env.Call(c.ctx, f, args...)
+}
+
+// test calls the predicate p and reads its result as a condition: only a
+// bool or an outcome decides (§5.4).
+func (c *call) test(p, x value.Value) (bool, error) {
+	r, err := c.apply(p, x)
+	if err != nil {
+		return false, err
+	}
+	return value.Cond(r)
+}
+
+// count reads a count argument: a non-negative int.
+func count(v value.Value) (int, error) {
+	if i, ok := v.(value.Int); ok && i >= 0 {
+		if int64(i) > int64(maxInt) {
+			return maxInt, nil
+		}
+		return int(i), nil
+	}
+	return 0, diag.New(diag.TypeError, "expected non-negative int, found %s", value.RenderInline(v))
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+// str reads a str argument.
+func str(v value.Value, what string) (string, error) {
+	if s, ok := v.(value.Str); ok {
+		return string(s), nil
+	}
+	return "", diag.New(diag.TypeError, "%s must be a str, found %s", what, value.TypeName(v))
+}
+
+func indexOf(xs []string, s string) int {
+	for i, x := range xs {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func typeErr(format string, args ...any) error { return diag.New(diag.TypeError, format, args...) }
+func argErr(format string, args ...any) error  { return diag.New(diag.ArgError, format, args...) }
+
+// list wraps items as a list value.
+func list(items []value.Value) value.Value { return &value.List{Items: items} }
+
+// strList converts Go strings to a list of str.
+func strList(ss []string) value.Value {
+	items := make([]value.Value, len(ss))
+	for i, s := range ss {
+		items[i] = value.Str(s)
+	}
+	return list(items)
+}
+
+// kindList renders a kind list for messages ("list, table or range").
+func kindList(ks ...string) string {
+	if len(ks) == 1 {
+		return ks[0]
+	}
+	return strings.Join(ks[:len(ks)-1], ", ") + " or " + ks[len(ks)-1]
+}
+
+// noEnvErr reports a callback method called without an evaluator.
+func noEnvErr() error {
+	return diag.New(diag.TypeError, "cannot call a function here: no evaluator")
+}
