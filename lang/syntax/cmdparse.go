@@ -26,7 +26,10 @@ func (p *parser) scanWord(i int) string {
 		case '`':
 			p.fail(diag.Span{Start: j, End: j + 1}, "backtick is not shoal syntax", "capture a command with `(cmd …)` or use `sh { … }`")
 		case '\\':
-			if j+1 < p.end && (p.src[j+1] == '\n' || p.src[j+1] == '\r') {
+			if j+1 >= p.end {
+				p.failPartial(diag.Span{Start: j, End: j + 1}, "unexpected end of input after `\\`", "")
+			}
+			if p.src[j+1] == '\n' || p.src[j+1] == '\r' {
 				return p.src[i:j]
 			}
 		}
@@ -184,9 +187,13 @@ func (p *parser) cmdPart(flagValue bool) CmdPart {
 	part := p.classify(w, i)
 	if f, ok := part.(*Flag); ok && f.EmptyEq && flagValue {
 		// --name= takes the next token as its value.
+		save := p.pos
+		p.pos = p.skipSpace(p.pos, true)
 		if v := p.cmdPart(false); v != nil {
 			f.Value = v
 			f.S.End = p.pos
+		} else {
+			p.pos = save
 		}
 	}
 	return part

@@ -40,9 +40,6 @@ func (p *parser) skipSpace(i int, comments bool) int {
 func (p *parser) lexAt(i int) token {
 	i = p.skipSpace(i, true)
 	if i >= p.end {
-		if i > 0 && p.src[i-1] == '\\' && p.end == len(p.src) {
-			p.failPartial(diag.Span{Start: i - 1, End: i}, "unexpected end of input after `\\`", "")
-		}
 		return token{kind: tEOF, start: i, end: i}
 	}
 	c := p.src[i]
@@ -55,6 +52,8 @@ func (p *parser) lexAt(i int) token {
 	switch {
 	case c == '\n':
 		return token{kind: tNewline, start: i, end: i + 1}
+	case c == '\\' && p.skipSpace(i+1, false) >= p.end:
+		p.failPartial(diag.Span{Start: i, End: i + 1}, "unexpected end of input after `\\`", "")
 	case isIdentStart(c):
 		j := i + 1
 		for j < p.end && isIdentChar(p.src[j]) {

@@ -362,7 +362,7 @@ func (p *parser) parseWith() Expr {
 	return x
 }
 
-// parseLangBlock parses INTERP_TOOL ( RAWBRACE | "'''…'''" | "'…'" ).
+// parseLangBlock parses INTERP_TOOL ( RAWBRACE | "”'…”'" | "'…'" ).
 func (p *parser) parseLangBlock(t token) Expr {
 	p.advance()
 	j := p.pos

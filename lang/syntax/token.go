@@ -59,24 +59,111 @@ const (
 	tAmp
 )
 
-var tokNames = [...]string{
-	tEOF: "EOF", tNewline: "Newline", tSemi: "Semicolon", tIdent: "Ident",
-	tInt: "Int", tFloat: "Float", tSize: "Size", tDuration: "Duration", tTime: "Time",
-	tStr: "String", tRegex: "Regex", tDatetime: "Datetime",
-	tLParen: "LParen", tRParen: "RParen", tLBrace: "LBrace", tRBrace: "RBrace",
-	tLBracket: "LBracket", tRBracket: "RBracket", tComma: "Comma", tColon: "Colon",
-	tDot: "Dot", tDotDot: "DotDot", tDotDotEq: "DotDotEq", tEllipsis: "Ellipsis",
-	tQDot: "QuestionDot", tQQ: "QuestionQuestion", tQuestion: "Question",
-	tFatArrow: "FatArrow", tArrow: "Arrow", tPlus: "Plus", tMinus: "Minus",
-	tStar: "Star", tSlash: "Slash", tPercent: "Percent", tEqEq: "EqEq", tNotEq: "NotEq",
-	tLt: "Lt", tLe: "Le", tGt: "Gt", tGe: "Ge", tAssign: "Eq", tPlusEq: "PlusEq",
-	tMinusEq: "MinusEq", tStarEq: "StarEq", tSlashEq: "SlashEq", tBang: "Bang",
-	tAndAnd: "AndAnd", tOrOr: "OrOr", tPipe: "Pipe", tCaret: "Caret", tAmp: "Amp",
-}
-
+// String returns the kind's diagnostic name.
 func (k tokKind) String() string {
-	if int(k) < len(tokNames) && tokNames[k] != "" {
-		return tokNames[k]
+	switch k {
+	case tEOF:
+		return "EOF"
+	case tNewline:
+		return "Newline"
+	case tSemi:
+		return "Semicolon"
+	case tIdent:
+		return "Ident"
+	case tInt:
+		return "Int"
+	case tFloat:
+		return "Float"
+	case tSize:
+		return "Size"
+	case tDuration:
+		return "Duration"
+	case tTime:
+		return "Time"
+	case tStr:
+		return "String"
+	case tRegex:
+		return "Regex"
+	case tDatetime:
+		return "Datetime"
+	case tLParen:
+		return "LParen"
+	case tRParen:
+		return "RParen"
+	case tLBrace:
+		return "LBrace"
+	case tRBrace:
+		return "RBrace"
+	case tLBracket:
+		return "LBracket"
+	case tRBracket:
+		return "RBracket"
+	case tComma:
+		return "Comma"
+	case tColon:
+		return "Colon"
+	case tDot:
+		return "Dot"
+	case tDotDot:
+		return "DotDot"
+	case tDotDotEq:
+		return "DotDotEq"
+	case tEllipsis:
+		return "Ellipsis"
+	case tQDot:
+		return "QuestionDot"
+	case tQQ:
+		return "QuestionQuestion"
+	case tQuestion:
+		return "Question"
+	case tFatArrow:
+		return "FatArrow"
+	case tArrow:
+		return "Arrow"
+	case tPlus:
+		return "Plus"
+	case tMinus:
+		return "Minus"
+	case tStar:
+		return "Star"
+	case tSlash:
+		return "Slash"
+	case tPercent:
+		return "Percent"
+	case tEqEq:
+		return "EqEq"
+	case tNotEq:
+		return "NotEq"
+	case tLt:
+		return "Lt"
+	case tLe:
+		return "Le"
+	case tGt:
+		return "Gt"
+	case tGe:
+		return "Ge"
+	case tAssign:
+		return "Eq"
+	case tPlusEq:
+		return "PlusEq"
+	case tMinusEq:
+		return "MinusEq"
+	case tStarEq:
+		return "StarEq"
+	case tSlashEq:
+		return "SlashEq"
+	case tBang:
+		return "Bang"
+	case tAndAnd:
+		return "AndAnd"
+	case tOrOr:
+		return "OrOr"
+	case tPipe:
+		return "Pipe"
+	case tCaret:
+		return "Caret"
+	case tAmp:
+		return "Amp"
 	}
 	return "Token"
 }

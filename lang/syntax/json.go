@@ -1,0 +1,454 @@
+package syntax
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/shoal-sh/shoal/lang/diag"
+)
+
+// ASTVersion is the version of the AST JSON form (docs/ast.md). It changes
+// when a node or field is renamed or removed; additions keep it.
+const ASTVersion = 2
+
+// MarshalProgram encodes p as the documented AST JSON: every node is an
+// object with a "type" discriminator, its fields in snake_case and a
+// "span" {"start","end"}; the program adds "ast_version" and "src".
+func MarshalProgram(p *Program) ([]byte, error) {
+	if p == nil {
+		return nil, fmt.Errorf("marshal program: nil program")
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"type":"Program","ast_version":`)
+	b.WriteString(strconv.Itoa(ASTVersion))
+	b.WriteString(`,"span":`)
+	writeSpan(&b, p.S)
+	b.WriteString(`,"src":`)
+	writeJSONString(&b, p.Src)
+	b.WriteString(`,"stmts":[`)
+	for i, s := range p.Stmts {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := marshalValue(&b, reflect.ValueOf(s)); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteString("]}")
+	return b.Bytes(), nil
+}
+
+// nodeTypeName is the JSON discriminator of a node type: the Go type name
+// with a "Stmt" suffix dropped (ExprStmt keeps it, as "Expr" is taken by
+// no node but would read as a category).
+func nodeTypeName(t reflect.Type) string {
+	n := t.Name()
+	if n != "ExprStmt" {
+		n = strings.TrimSuffix(n, "Stmt")
+	}
+	return n
+}
+
+// newNode returns a pointer to a zero node for a JSON discriminator.
+func newNode(typ string) (reflect.Value, bool) {
+	var n any
+	switch typ {
+	case "Let":
+		n = &LetStmt{}
+	case "Export":
+		n = &ExportStmt{}
+	case "FnDecl":
+		n = &FnDecl{}
+	case "Param":
+		n = &Param{}
+	case "TypeExpr":
+		n = &TypeExpr{}
+	case "Alias":
+		n = &AliasStmt{}
+	case "Use":
+		n = &UseStmt{}
+	case "Return":
+		n = &ReturnStmt{}
+	case "Break":
+		n = &BreakStmt{}
+	case "Continue":
+		n = &ContinueStmt{}
+	case "For":
+		n = &ForStmt{}
+	case "While":
+		n = &WhileStmt{}
+	case "Assign":
+		n = &AssignStmt{}
+	case "ExprStmt":
+		n = &ExprStmt{}
+	case "IntLit":
+		n = &IntLit{}
+	case "FloatLit":
+		n = &FloatLit{}
+	case "SizeLit":
+		n = &SizeLit{}
+	case "DurationLit":
+		n = &DurationLit{}
+	case "TimeLit":
+		n = &TimeLit{}
+	case "BoolLit":
+		n = &BoolLit{}
+	case "NullLit":
+		n = &NullLit{}
+	case "StrLit":
+		n = &StrLit{}
+	case "InterpStr":
+		n = &InterpStr{}
+	case "RegexLit":
+		n = &RegexLit{}
+	case "DatetimeLit":
+		n = &DatetimeLit{}
+	case "Ident":
+		n = &Ident{}
+	case "Binary":
+		n = &Binary{}
+	case "Unary":
+		n = &Unary{}
+	case "Field":
+		n = &Field{}
+	case "Index":
+		n = &Index{}
+	case "MethodCall":
+		n = &MethodCall{}
+	case "Call":
+		n = &Call{}
+	case "Arg":
+		n = &Arg{}
+	case "Lambda":
+		n = &Lambda{}
+	case "ListLit":
+		n = &ListLit{}
+	case "RecordLit":
+		n = &RecordLit{}
+	case "RecordField":
+		n = &RecordField{}
+	case "Block":
+		n = &Block{}
+	case "If":
+		n = &If{}
+	case "Match":
+		n = &Match{}
+	case "MatchArm":
+		n = &MatchArm{}
+	case "Try":
+		n = &Try{}
+	case "Catch":
+		n = &Catch{}
+	case "With":
+		n = &With{}
+	case "WithEntry":
+		n = &WithEntry{}
+	case "Spawn":
+		n = &Spawn{}
+	case "LangBlock":
+		n = &LangBlock{}
+	case "Command":
+		n = &Command{}
+	case "EnvAssign":
+		n = &EnvAssign{}
+	case "Redirect":
+		n = &Redirect{}
+	case "Word":
+		n = &Word{}
+	case "PathWord":
+		n = &PathWord{}
+	case "GlobWord":
+		n = &GlobWord{}
+	case "Flag":
+		n = &Flag{}
+	case "EndOfFlags":
+		n = &EndOfFlags{}
+	case "Dash":
+		n = &Dash{}
+	case "ExprPart":
+		n = &ExprPart{}
+	case "WildcardPat":
+		n = &WildcardPat{}
+	case "BindPat":
+		n = &BindPat{}
+	case "TypePat":
+		n = &TypePat{}
+	case "LitPat":
+		n = &LitPat{}
+	case "RangePat":
+		n = &RangePat{}
+	case "RecordPat":
+		n = &RecordPat{}
+	case "ListPat":
+		n = &ListPat{}
+	case "FieldPat":
+		n = &FieldPat{}
+	default:
+		return reflect.Value{}, false
+	}
+	return reflect.ValueOf(n), true
+}
+
+// isPos reports whether t is the embedded span carrier.
+func isPos(t reflect.Type) bool { return t == reflect.TypeFor[Pos]() }
+
+// snake converts a Go field name to snake_case (HasRest → has_rest).
+func snake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func writeSpan(b *bytes.Buffer, s diag.Span) {
+	fmt.Fprintf(b, `{"start":%d,"end":%d}`, s.Start, s.End)
+}
+
+func writeJSONString(b *bytes.Buffer, s string) {
+	data, _ := json.Marshal(s) // a string always marshals
+	b.Write(data)
+}
+
+// marshalValue writes v (a node pointer, a slice, a StrPart or a scalar).
+func marshalValue(b *bytes.Buffer, v reflect.Value) error {
+	switch v.Kind() {
+	case reflect.Interface:
+		if v.IsNil() {
+			b.WriteString("null")
+			return nil
+		}
+		return marshalValue(b, v.Elem())
+	case reflect.Pointer:
+		if v.IsNil() {
+			b.WriteString("null")
+			return nil
+		}
+		return marshalStruct(b, v.Elem(), true)
+	case reflect.Struct:
+		return marshalStruct(b, v, false)
+	case reflect.Slice:
+		b.WriteByte('[')
+		for i := 0; i < v.Len(); i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := marshalValue(b, v.Index(i)); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+		return nil
+	case reflect.String:
+		writeJSONString(b, v.String())
+	case reflect.Bool:
+		b.WriteString(strconv.FormatBool(v.Bool()))
+	case reflect.Int, reflect.Int64:
+		b.WriteString(strconv.FormatInt(v.Int(), 10))
+	case reflect.Uint64:
+		b.WriteString(strconv.FormatUint(v.Uint(), 10))
+	case reflect.Float64:
+		// JSON has no infinities; 1e999 overflows to +Inf at parse time.
+		f := v.Float()
+		switch {
+		case math.IsInf(f, 1):
+			b.WriteString(`"inf"`)
+		case math.IsInf(f, -1):
+			b.WriteString(`"-inf"`)
+		case math.IsNaN(f):
+			b.WriteString(`"nan"`)
+		default:
+			b.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+		}
+	default:
+		return fmt.Errorf("marshal program: unsupported %s", v.Type())
+	}
+	return nil
+}
+
+func marshalStruct(b *bytes.Buffer, v reflect.Value, node bool) error {
+	t := v.Type()
+	b.WriteByte('{')
+	first := true
+	sep := func() {
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+	}
+	if node {
+		sep()
+		b.WriteString(`"type":`)
+		writeJSONString(b, nodeTypeName(t))
+	}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		sep()
+		if isPos(f.Type) {
+			b.WriteString(`"span":`)
+			writeSpan(b, v.Field(i).Interface().(Pos).S)
+			continue
+		}
+		writeJSONString(b, snake(f.Name))
+		b.WriteByte(':')
+		if err := marshalValue(b, v.Field(i)); err != nil {
+			return err
+		}
+	}
+	b.WriteByte('}')
+	return nil
+}
+
+// UnmarshalProgram decodes the JSON written by [MarshalProgram]. Malformed
+// input, unknown node types and nodes in the wrong place are errors.
+func UnmarshalProgram(data []byte) (*Program, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("unmarshal program: %w", err)
+	}
+	if top == nil {
+		return nil, fmt.Errorf("unmarshal program: not an object")
+	}
+	var typ string
+	if err := json.Unmarshal(top["type"], &typ); err != nil || typ != "Program" {
+		return nil, fmt.Errorf("unmarshal program: type is not \"Program\"")
+	}
+	var version int
+	if err := json.Unmarshal(top["ast_version"], &version); err != nil || version != ASTVersion {
+		return nil, fmt.Errorf("unmarshal program: unsupported ast_version (want %d)", ASTVersion)
+	}
+	p := &Program{}
+	if err := decodeSpan(top["span"], &p.S); err != nil {
+		return nil, err
+	}
+	if raw, ok := top["src"]; ok {
+		if err := json.Unmarshal(raw, &p.Src); err != nil {
+			return nil, fmt.Errorf("unmarshal program: src: %w", err)
+		}
+	}
+	v := reflect.ValueOf(&p.Stmts).Elem()
+	if err := decodeInto(v, top["stmts"]); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func decodeSpan(raw json.RawMessage, s *diag.Span) error {
+	if raw == nil {
+		return fmt.Errorf("unmarshal program: node without span")
+	}
+	if err := json.Unmarshal(raw, s); err != nil {
+		return fmt.Errorf("unmarshal program: span: %w", err)
+	}
+	return nil
+}
+
+// decodeInto decodes raw into the settable value v according to v's type.
+func decodeInto(v reflect.Value, raw json.RawMessage) error {
+	if raw == nil || string(raw) == "null" {
+		switch v.Kind() {
+		case reflect.Interface, reflect.Pointer, reflect.Slice:
+			v.SetZero()
+			return nil
+		}
+		if raw == nil {
+			return fmt.Errorf("unmarshal program: missing %s", v.Type())
+		}
+	}
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		n, err := decodeNode(raw)
+		if err != nil {
+			return err
+		}
+		if !n.Type().AssignableTo(v.Type()) {
+			return fmt.Errorf("unmarshal program: %s cannot appear as %s", nodeTypeName(n.Elem().Type()), v.Type())
+		}
+		v.Set(n)
+		return nil
+	case reflect.Slice:
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return fmt.Errorf("unmarshal program: %s: %w", v.Type(), err)
+		}
+		s := reflect.MakeSlice(v.Type(), len(items), len(items))
+		for i, it := range items {
+			if err := decodeInto(s.Index(i), it); err != nil {
+				return err
+			}
+		}
+		v.Set(s)
+		return nil
+	case reflect.Struct: // StrPart
+		return decodeFields(v, raw)
+	case reflect.Float64:
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			switch s {
+			case "inf":
+				v.SetFloat(math.Inf(1))
+			case "-inf":
+				v.SetFloat(math.Inf(-1))
+			case "nan":
+				v.SetFloat(math.NaN())
+			default:
+				return fmt.Errorf("unmarshal program: bad float %q", s)
+			}
+			return nil
+		}
+	}
+	if err := json.Unmarshal(raw, v.Addr().Interface()); err != nil {
+		return fmt.Errorf("unmarshal program: %s: %w", v.Type(), err)
+	}
+	return nil
+}
+
+// decodeNode decodes one node object into a new node pointer.
+func decodeNode(raw json.RawMessage) (reflect.Value, error) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return reflect.Value{}, fmt.Errorf("unmarshal program: node: %w", err)
+	}
+	n, ok := newNode(head.Type)
+	if !ok {
+		return reflect.Value{}, fmt.Errorf("unmarshal program: unknown node type %q", head.Type)
+	}
+	return n, decodeFields(n.Elem(), raw)
+}
+
+func decodeFields(v reflect.Value, raw json.RawMessage) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return fmt.Errorf("unmarshal program: %s: %w", v.Type(), err)
+	}
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if isPos(f.Type) {
+			var s diag.Span
+			if err := decodeSpan(fields["span"], &s); err != nil {
+				return err
+			}
+			v.Field(i).Set(reflect.ValueOf(Pos{s}))
+			continue
+		}
+		if err := decodeInto(v.Field(i), fields[snake(f.Name)]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
