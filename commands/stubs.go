@@ -11,15 +11,6 @@ func newKernelCmd(io *stdio) *cobra.Command {
 	}
 }
 
-func newMCPCmd(io *stdio) *cobra.Command {
-	return &cobra.Command{
-		Use:   "mcp",
-		Short: "Serve the Model Context Protocol on stdio, backed by the kernel",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return notYet("mcp") },
-	}
-}
-
 func newSandboxExecCmd(io *stdio) *cobra.Command {
 	return &cobra.Command{
 		Use:                "__sandbox-exec",
