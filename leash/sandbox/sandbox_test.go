@@ -1,0 +1,338 @@
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/shoal-sh/shoal/leash"
+	"github.com/zeebo/blake3"
+)
+
+// systemRoots are what sh and coreutils need to start.
+func systemRoots() []string {
+	var roots []string
+	for _, r := range []string{"/usr", "/bin", "/lib", "/lib64", "/etc"} {
+		if _, err := os.Stat(r); err == nil {
+			roots = append(roots, r)
+		}
+	}
+	return roots
+}
+
+func needLandlock(t testing.TB, abi int) *Sandbox {
+	t.Helper()
+	s := New(nil)
+	if s.ABI() < abi {
+		t.Skipf("needs landlock ABI %d, host has %d", abi, s.ABI())
+	}
+	return s
+}
+
+// run starts cmd wrapped in spec and returns stdout, stderr and exit code.
+func runWrapped(t *testing.T, s *Sandbox, spec leash.Spec, name string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	if _, err := s.Wrap(cmd, spec); err != nil {
+		t.Fatalf("Wrap: %v", err)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestFilesystemConfinement(t *testing.T) {
+	t.Parallel()
+	s := needLandlock(t, 1)
+	in, outside := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("s3cret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := leash.Spec{FS: true, Read: systemRoots(), Write: []string{in}}
+	script := `echo hello > "$1/a" && cat "$1/a" && mkdir "$1/d" && rm -r "$1/d" && echo done`
+	out, errOut, code := runWrapped(t, s, spec, "sh", "-c", script, "sh", in)
+	if code != 0 || out != "hello\ndone\n" {
+		t.Fatalf("granted dir: code %d out %q err %q", code, out, errOut)
+	}
+	out, errOut, code = runWrapped(t, s, spec, "sh", "-c", `echo x > "$1/b"`, "sh", outside)
+	if code == 0 || !strings.Contains(errOut, "Permission denied") {
+		t.Errorf("write outside: code %d err %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "b")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("file written outside the sandbox: %v", err)
+	}
+	_, errOut, code = runWrapped(t, s, spec, "cat", filepath.Join(outside, "secret"))
+	if code == 0 || !strings.Contains(errOut, "Permission denied") {
+		t.Errorf("read outside: code %d err %q", code, errOut)
+	}
+	_, errOut, code = runWrapped(t, s, spec, "sh", "-c", `echo x > /dev/null && echo y > "$1/c"`, "sh", "/etc")
+	if code == 0 || !strings.Contains(errOut, "Permission denied") {
+		t.Errorf("write to read-only root: code %d err %q", code, errOut)
+	}
+	// The parent stays unconfined.
+	if err := os.WriteFile(filepath.Join(outside, "parent"), nil, 0o644); err != nil {
+		t.Errorf("parent confined: %v", err)
+	}
+}
+
+func TestDeleteRoot(t *testing.T) {
+	t.Parallel()
+	s := needLandlock(t, 1)
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, nil, 0o644)
+	spec := leash.Spec{FS: true, Read: append(systemRoots(), dir), Delete: []string{dir}}
+	if _, errOut, code := runWrapped(t, s, spec, "rm", victim); code != 0 {
+		t.Fatalf("delete in delete root: %d %s", code, errOut)
+	}
+	if _, err := os.Stat(victim); !errors.Is(err, os.ErrNotExist) {
+		t.Error("file survived")
+	}
+	if _, errOut, code := runWrapped(t, s, spec, "touch", filepath.Join(dir, "new")); code == 0 {
+		t.Errorf("delete root allowed creating a file: %s", errOut)
+	}
+}
+
+func TestExitStatusAndPid(t *testing.T) {
+	t.Parallel()
+	s := needLandlock(t, 1)
+	spec := leash.Spec{FS: true, Read: systemRoots()}
+	cmd := exec.Command("sh", "-c", `echo $$; exit 7`)
+	if _, err := s.Wrap(cmd, spec); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 7 {
+		t.Fatalf("exit: %v", err)
+	}
+	if got := strings.TrimSpace(string(out)); got != strconv.Itoa(cmd.Process.Pid) {
+		t.Errorf("child pid %s, spawned pid %d: helper did not exec in place", got, cmd.Process.Pid)
+	}
+}
+
+func TestNetworkPorts(t *testing.T) {
+	t.Parallel()
+	s := needLandlock(t, 4)
+	listen := func() (net.Listener, int) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+		return l, l.Addr().(*net.TCPAddr).Port
+	}
+	_, granted := listen()
+	_, denied := listen()
+	spec := leash.Spec{RestrictConnect: true, ConnectPorts: []int{granted}, RestrictBind: true}
+	if st := s.Status(spec); st.NetworkEnforced != NetPorts || !st.Enforced {
+		t.Fatalf("status %+v", st)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runWrapped(t, s, spec, self, testDial, strconv.Itoa(granted))
+	if code != 0 || out != "dial ok\n" {
+		t.Errorf("granted port: code %d out %q err %q", code, out, errOut)
+	}
+	out, _, code = runWrapped(t, s, spec, self, testDial, strconv.Itoa(denied))
+	if code != 3 || !strings.Contains(out, "permission denied") {
+		t.Errorf("denied port: code %d out %q", code, out)
+	}
+	// Unconfined, the same dial works: the denial came from the sandbox.
+	out, _, code = runWrapped(t, s, leash.Spec{}, self, testDial, strconv.Itoa(denied))
+	if code != 0 {
+		t.Errorf("unconfined dial failed: %q", out)
+	}
+}
+
+func blake3Hex(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := blake3.Sum256(b)
+	return strings.ToLower(strings.TrimSpace(hexString(sum[:])))
+}
+
+func hexString(b []byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 0, 2*len(b))
+	for _, c := range b {
+		out = append(out, digits[c>>4], digits[c&15])
+	}
+	return string(out)
+}
+
+func copyExe(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPinning(t *testing.T) {
+	t.Parallel()
+	// Pinning does not depend on Landlock; run it on the tier-B path too.
+	for _, s := range []*Sandbox{New(nil), New(&Options{DisableLandlock: true})} {
+		dir := t.TempDir()
+		echo := filepath.Join(dir, "myecho")
+		copyExe(t, "/usr/bin/echo", echo)
+		hash := blake3Hex(t, echo)
+
+		out, errOut, code := runWrapped(t, s, leash.Spec{Pin: true, PinHashes: []string{hash}}, echo, "pinned")
+		if code != 0 || out != "pinned\n" {
+			t.Errorf("pinned by hash: code %d out %q err %q", code, out, errOut)
+		}
+		_, errOut, code = runWrapped(t, s, leash.Spec{Pin: true, PinNames: []string{"git"}}, echo, "x")
+		if code != ExitHelperFailed || !strings.HasPrefix(errOut, "shoal sandbox: ") || !strings.Contains(errOut, "not a pinned binary") {
+			t.Errorf("unpinned: code %d err %q", code, errOut)
+		}
+		out, _, code = runWrapped(t, s, leash.Spec{Pin: true, PinNames: []string{"myecho"}}, echo, "byname")
+		if code != 0 || out != "byname\n" {
+			t.Errorf("pinned by name: code %d out %q", code, out)
+		}
+		out, _, code = runWrapped(t, s, leash.Spec{Pin: true, PinPaths: []string{echo}}, echo, "bypath")
+		if code != 0 || out != "bypath\n" {
+			t.Errorf("pinned by path: code %d out %q", code, out)
+		}
+
+		// Modify the binary after the grant: the hash no longer matches.
+		f, _ := os.OpenFile(echo, os.O_APPEND|os.O_WRONLY, 0)
+		f.Write([]byte{0})
+		f.Close()
+		_, errOut, code = runWrapped(t, s, leash.Spec{Pin: true, PinHashes: []string{hash}}, echo, "x")
+		if code != ExitHelperFailed || !strings.Contains(errOut, "not a pinned binary") {
+			t.Errorf("modified binary: code %d err %q", code, errOut)
+		}
+
+		// A pinned script runs: its descriptor must survive exec.
+		script := filepath.Join(dir, "script")
+		os.WriteFile(script, []byte("#!/bin/sh\necho script-ok \"$@\"\n"), 0o755)
+		out, errOut, code = runWrapped(t, s, leash.Spec{Pin: true, PinHashes: []string{blake3Hex(t, script)}}, script, "a")
+		if code != 0 || out != "script-ok a\n" {
+			t.Errorf("pinned script: code %d out %q err %q", code, out, errOut)
+		}
+	}
+}
+
+func TestNoLandlockSwitch(t *testing.T) {
+	t.Parallel()
+	s := New(&Options{DisableLandlock: true})
+	spec := leash.Spec{FS: true, Read: []string{"/usr"}, RestrictConnect: true}
+	st := s.Status(spec)
+	if st.AvailableTier != TierB || st.ActiveTier != TierNone || st.Enforced || st.FilesystemEnforced ||
+		st.NetworkEnforced != NetNone || st.LandlockABI != 0 || !strings.Contains(st.Detail, "landlock disabled") {
+		t.Errorf("status %+v", st)
+	}
+	spec.Hermetic = true
+	cmd := exec.Command("true")
+	origPath := cmd.Path
+	if _, err := s.Wrap(cmd, spec); !errors.Is(err, ErrNotEnforceable) {
+		t.Errorf("hermetic Wrap = %v, want ErrNotEnforceable", err)
+	}
+	if cmd.Path != origPath || len(cmd.Args) != 1 {
+		t.Error("refused Wrap modified the command")
+	}
+	// Non-hermetic: runs unconfined, untouched, and says so.
+	spec.Hermetic = false
+	cmd = exec.Command("true")
+	st, err := s.Wrap(cmd, spec)
+	if err != nil || cmd.Path != origPath || st.Enforced {
+		t.Errorf("non-hermetic Wrap: %v %s %+v", err, cmd.Path, st)
+	}
+}
+
+func TestStatus(t *testing.T) {
+	t.Parallel()
+	s := New(nil)
+	if s.ABI() == 0 {
+		t.Skip("no landlock")
+	}
+	cases := []struct {
+		name string
+		spec leash.Spec
+		want Status
+	}{
+		{"permissive", leash.Spec{}, Status{AvailableTier: TierA, ActiveTier: TierNone, NetworkEnforced: NetNone}},
+		{"fs", leash.Spec{FS: true, Read: []string{"/usr"}}, Status{AvailableTier: TierA, ActiveTier: TierA, Enforced: true, FilesystemEnforced: true, NetworkEnforced: NetNone}},
+		{"net", leash.Spec{RestrictBind: true}, Status{AvailableTier: TierA, ActiveTier: TierA, Enforced: true, NetworkEnforced: NetPorts}},
+		{"pin only", leash.Spec{Pin: true}, Status{AvailableTier: TierA, ActiveTier: TierNone, Enforced: true, NetworkEnforced: NetNone, SpawnExecEnforced: true}},
+	}
+	for _, tc := range cases {
+		got := s.Status(tc.spec)
+		tc.want.LandlockABI = s.ABI()
+		tc.want.Detail = got.Detail
+		if got != tc.want {
+			t.Errorf("%s: got %+v\nwant %+v", tc.name, got, tc.want)
+		}
+		if !strings.Contains(got.Detail, "landlock ABI") {
+			t.Errorf("%s: detail %q", tc.name, got.Detail)
+		}
+	}
+	if d := s.Status(leash.Spec{RestrictConnect: true}).Detail; !strings.Contains(d, "host names not enforced") {
+		t.Errorf("network detail does not admit the host-name gap: %q", d)
+	}
+}
+
+func TestWrapUntouchedForPermissive(t *testing.T) {
+	t.Parallel()
+	s := New(nil)
+	cmd := exec.Command("true")
+	path := cmd.Path
+	if _, err := s.Wrap(cmd, leash.Spec{}); err != nil || cmd.Path != path {
+		t.Errorf("permissive spec rewrote the command: %v %s", err, cmd.Path)
+	}
+	bad := exec.Command("no-such-binary-shoal")
+	if _, err := s.Wrap(bad, leash.Spec{Pin: true}); err == nil {
+		t.Error("Wrap accepted a command whose lookup failed")
+	}
+}
+
+func TestHelperBadInput(t *testing.T) {
+	t.Parallel()
+	// Each of these fails before any exec, so calling Main in-process is safe.
+	cases := [][]string{
+		nil,
+		{"{}"},
+		{"{}", "x", "true"},
+		{"not json", "--", "true"},
+		{`{"v":99}`, "--", "true"},
+		{`{"v":1,"path":"/nonexistent/x"}`, "--", "x"},
+		{`{"v":1}`, "--", "no-such-binary-shoal"},
+	}
+	for _, args := range cases {
+		if code := Main(args); code != ExitHelperFailed {
+			t.Errorf("Main(%q) = %d, want %d", args, code, ExitHelperFailed)
+		}
+	}
+}
