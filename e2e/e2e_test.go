@@ -18,7 +18,7 @@ func shoalMain() {
 }
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(mainM{m}, map[string]func(){
 		"shoal":        shoalMain,
 		"shoal-kernel": shoalMain,
 		"shoal-mcp":    shoalMain,
