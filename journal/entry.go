@@ -79,6 +79,13 @@ func HeadOf(src string) string {
 	return src
 }
 
+const (
+	sqlBegin = `INSERT INTO entry (kind, parent_id, session, principal, ts, cwd, env_hash, src, head, ast, effects)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlFinish = `UPDATE entry SET dur_ns = ?, status = ?, ok = ?, opaque = ? WHERE id = ?`
+	sqlOutput = `INSERT INTO output (entry_id, kind, hash, len, meta) VALUES (?, ?, ?, ?, ?)`
+)
+
 // Begin records the start of an exec or statement and returns its id. The row is visible at
 // once (unfinished: dur_ns, status and ok are null) and durable when Begin returns.
 func (j *Journal) Begin(ctx context.Context, s ExecStart) (int64, error) {
@@ -108,10 +115,7 @@ func (j *Journal) Begin(ctx context.Context, s ExecStart) (int64, error) {
 	if cwd == nil {
 		cwd = []byte{}
 	}
-	res, err := j.w.ExecContext(ctx, `INSERT INTO entry
-		(kind, parent_id, session, principal, ts, cwd, env_hash, src, head, ast, effects)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		kind, nullInt(s.ParentID), s.Session, s.Principal, s.StartedNs, cwd, nullString(s.EnvHash),
+	res, err := j.begin.ExecContext(ctx, kind, nullInt(s.ParentID), s.Session, s.Principal, s.StartedNs, cwd, nullString(s.EnvHash),
 		s.Src, head, ast, effects)
 	if err != nil {
 		return 0, fmt.Errorf("journal begin: %w", err)
@@ -161,17 +165,16 @@ func (j *Journal) Finish(ctx context.Context, id int64, f ExecFinish) error {
 	if f.Status != nil {
 		status = *f.Status
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE entry SET dur_ns = ?, status = ?, ok = ?, opaque = ? WHERE id = ?`,
-		f.DurNs, status, f.OK, f.Opaque, id)
+	res, err := tx.StmtContext(ctx, j.finish).ExecContext(ctx, f.DurNs, status, f.OK, f.Opaque, id)
 	if err != nil {
 		return fmt.Errorf("journal finish %d: %w", id, err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
 		return fmt.Errorf("journal finish %d: %w", id, ErrNotFound)
 	}
+	insert := tx.StmtContext(ctx, j.output)
 	for _, r := range rows {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO output (entry_id, kind, hash, len, meta) VALUES (?, ?, ?, ?, ?)`,
-			id, r.kind, r.hash, r.len, r.meta); err != nil {
+		if _, err := insert.ExecContext(ctx, id, r.kind, r.hash, r.len, r.meta); err != nil {
 			return fmt.Errorf("journal finish %d: output: %w", id, err)
 		}
 	}

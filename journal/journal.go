@@ -48,6 +48,10 @@ type Journal struct {
 	r    *sql.DB // read-only pool
 	cas  *cas.Store
 	opts Options
+
+	// Statements of the hot write path, prepared once on the writer: go-sqlite3 would
+	// otherwise compile the SQL on every call, a large share of a Begin+Finish.
+	begin, finish, output *sql.Stmt
 }
 
 // Open opens or creates the journal at path (its directory must exist), migrates the schema
@@ -101,6 +105,9 @@ func (j *Journal) open() error {
 		return err
 	}
 	if err := j.migrate(); err != nil {
+		return err
+	}
+	if err := j.prepare(); err != nil {
 		return err
 	}
 	// The read pool opens after the writer so the WAL and schema exist; mode=ro makes a stray
@@ -164,9 +171,26 @@ func (j *Journal) migrate() error {
 	return nil
 }
 
+func (j *Journal) prepare() error {
+	var err error
+	if j.begin, err = j.w.Prepare(sqlBegin); err != nil {
+		return err
+	}
+	if j.finish, err = j.w.Prepare(sqlFinish); err != nil {
+		return err
+	}
+	j.output, err = j.w.Prepare(sqlOutput)
+	return err
+}
+
 // Close closes both pools and the blob store.
 func (j *Journal) Close() error {
 	var errs []error
+	for _, st := range []*sql.Stmt{j.begin, j.finish, j.output} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
 	if j.r != nil {
 		errs = append(errs, j.r.Close())
 	}

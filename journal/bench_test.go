@@ -1,0 +1,55 @@
+package journal
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shoal-sh/shoal/journal/cas"
+)
+
+// BenchmarkBeginFinish measures sustained Begin+Finish pairs (with one output row each) from
+// 4 goroutines, the kernel's write pattern. Target: >= 5,000 pairs/s.
+func BenchmarkBeginFinish(b *testing.B) {
+	j, _ := openJournal(b, &Options{NoSyncBlobs: true})
+	ctx := context.Background()
+	out := Output{Kind: OutputValue, Hash: cas.Sum([]byte("42")), Len: 2}
+	start := ExecStart{Session: "s", Principal: "uid:0", Src: "echo hi", AST: json.RawMessage(`{"t":"cmd"}`),
+		Cwd: []byte("/tmp"), Effects: json.RawMessage(`[{"kind":"proc_spawn","argv0":"echo"}]`)}
+	const goroutines = 4
+	b.ResetTimer()
+	t0 := time.Now()
+	var wg sync.WaitGroup
+	per := b.N/goroutines + 1
+	for range goroutines {
+		wg.Go(func() {
+			for range per {
+				id, err := j.Begin(ctx, start)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				if err := j.Finish(ctx, id, ExecFinish{OK: true, Status: new(int), DurNs: 1, Outputs: []Output{out}}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.ReportMetric(float64(per*goroutines)/time.Since(t0).Seconds(), "pairs/s")
+}
+
+// BenchmarkAppendEvent measures durable event appends from one goroutine.
+func BenchmarkAppendEvent(b *testing.B) {
+	j, _ := openJournal(b, nil)
+	ctx := context.Background()
+	payload := json.RawMessage(`{"entry_id":1,"head":"echo","ok":true,"principal":"uid:0"}`)
+	for b.Loop() {
+		if _, err := j.AppendEvent(ctx, ChannelJournal, 0, payload, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
