@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/shoal-sh/shoal/leash/sandbox"
 )
 
 // Version is the shoal version, overridable at link time.
@@ -42,6 +44,11 @@ type stdio struct {
 
 // Main runs shoal with argv (argv[0] included) and returns the exit code.
 func Main(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// The sandbox helper runs once per confined spawn: skip building the
+	// command tree (it does not return on success: it becomes the target).
+	if len(argv) > 1 && argv[1] == sandbox.HelperCommand {
+		return sandbox.Main(argv[2:])
+	}
 	io := &stdio{in: stdin, out: stdout, err: stderr, lookup: os.LookupEnv}
 	root := newRoot(io)
 	root.SetArgs(argsFor(root, argv))
