@@ -2,16 +2,774 @@ package eval
 
 import (
 	"context"
+	"regexp"
 
 	"github.com/shoal-sh/shoal/lang/diag"
 	"github.com/shoal-sh/shoal/lang/syntax"
 	"github.com/shoal-sh/shoal/lang/value"
 )
 
+// maxDepth is the nested-call limit of LANGUAGE.md §7.2.
+const maxDepth = 10000
+
+// thread is one line of evaluation: the session it belongs to, its
+// context and call depth. spawn and parallel get their own thread, so call
+// depth never races.
+type thread struct {
+	e     *Evaluator
+	ctx   context.Context
+	depth int
+	// inFn counts enclosing function bodies: cwd and env mutation is
+	// rejected inside functions.
+	inFn int
+	// loops counts enclosing loops in the current function body, so a
+	// stray break/continue is reported rather than leaking.
+	loops int
+}
+
+// ctrl is a non-error unwinding signal: return, break, continue. It
+// travels as an error so every evaluation step passes it through, and
+// try/catch lets it go by.
+type ctrl struct {
+	kind int
+	val  value.Value
+}
+
+const (
+	ctrlBreak = iota + 1
+	ctrlContinue
+	ctrlReturn
+)
+
+func (c *ctrl) Error() string {
+	switch c.kind {
+	case ctrlBreak:
+		return "break outside a loop"
+	case ctrlContinue:
+		return "continue outside a loop"
+	}
+	return "return outside a function"
+}
+
+// exitSignal unwinds the whole program for `exit N`.
+type exitSignal struct{ code int }
+
+func (x *exitSignal) Error() string { return "exit" }
+
 func parseSource(src string, o *syntax.Options) (*syntax.Program, error) {
-	return nil, diag.New(diag.ParseError, "parser not available yet")
+	return syntax.Parse(src, o)
+}
+
+func (e *Evaluator) newThread(ctx context.Context) *thread {
+	return &thread{e: e, ctx: ctx}
 }
 
 func (e *Evaluator) runProgram(ctx context.Context, prog *syntax.Program, pos Position) (value.Value, error) {
+	t := e.newThread(ctx)
+	var last value.Value = value.Null{}
+	n := len(prog.Stmts)
+	for i, s := range prog.Stmts {
+		if err := ctx.Err(); err != nil {
+			return nil, diag.New(diag.Cancelled, "cancelled")
+		}
+		stmtPos := !(pos == Value && i == n-1)
+		v, err := t.stmt(e.root, s, stmtPos)
+		if err != nil {
+			return nil, e.topError(err)
+		}
+		last = v
+		if i < n-1 {
+			e.echo(s, v)
+		}
+	}
+	return last, nil
+}
+
+// echo writes the output of a bare top-level command statement (a
+// builtin's or a captured external's stdout) to Stdout.
+func (e *Evaluator) echo(s syntax.Stmt, v value.Value) {
+	es, ok := s.(*syntax.ExprStmt)
+	if !ok {
+		return
+	}
+	if !isCommandish(es.X) {
+		return
+	}
+	// Externals stream their output live; builtins (pid 0) print here.
+	if o, ok := v.(*value.Outcome); ok && len(o.Stdout) > 0 && o.Pid == 0 {
+		e.opts.Stdout.Write(o.Stdout)
+	}
+}
+
+// topError converts unwinding signals that escaped to the top level.
+func (e *Evaluator) topError(err error) error {
+	switch x := err.(type) {
+	case *exitSignal:
+		return &ExitError{Code: x.code}
+	case *ctrl:
+		return diag.New(diag.Custom, "%s", x.Error())
+	}
+	return err
+}
+
+// isCommandish reports whether x is a command-like expression whose failed
+// outcome raises cmd_failed in statement position (LANGUAGE.md §9.4).
+func isCommandish(x syntax.Expr) bool {
+	switch n := x.(type) {
+	case *syntax.Command, *syntax.LangBlock:
+		return true
+	case *syntax.MethodCall:
+		return n.Name == "feed"
+	}
+	return false
+}
+
+// stmts runs a statement list. used says whether the list's value is
+// needed: then the last statement is in value position; otherwise every
+// statement is in statement position.
+func (t *thread) stmts(sc *scope, list []syntax.Stmt, used bool) (value.Value, error) {
+	var last value.Value = value.Null{}
+	n := len(list)
+	for i, s := range list {
+		v, err := t.stmt(sc, s, !(used && i == n-1))
+		if err != nil {
+			return nil, err
+		}
+		last = v
+	}
+	return last, nil
+}
+
+func (t *thread) stmt(sc *scope, s syntax.Stmt, stmtPos bool) (value.Value, error) {
+	v, err := t.stmt1(sc, s, stmtPos)
+	if err != nil {
+		if d, ok := err.(*diag.Error); ok {
+			d.WithSpan(s.Span())
+		}
+	}
+	return v, err
+}
+
+func (t *thread) stmt1(sc *scope, s syntax.Stmt, stmtPos bool) (value.Value, error) {
+	switch n := s.(type) {
+	case *syntax.ExprStmt:
+		return t.exprStmt(sc, n.X, stmtPos)
+	case *syntax.LetStmt:
+		v, err := t.expr(sc, n.Value)
+		if err != nil {
+			return nil, err
+		}
+		if n.Name != "_" {
+			sc.declare(n.Name, v, n.Mutable)
+		}
+		return value.Null{}, nil
+	case *syntax.AssignStmt:
+		return t.assign(sc, n)
+	case *syntax.FnDecl:
+		c := t.makeFn(sc, n)
+		sc.declare(n.Name, c, false)
+		return value.Null{}, nil
+	case *syntax.ExportStmt:
+		v, err := t.stmt(sc, n.Decl, true)
+		if err != nil {
+			return nil, err
+		}
+		switch d := n.Decl.(type) {
+		case *syntax.LetStmt:
+			sc.export(d.Name)
+		case *syntax.FnDecl:
+			sc.export(d.Name)
+		}
+		return v, nil
+	case *syntax.AliasStmt:
+		sc.declare(n.Name, &value.Command{Head: n.Cmd.HeadName(), Impl: &aliasImpl{cmd: n.Cmd, sc: sc}}, false)
+		return value.Null{}, nil
+	case *syntax.UseStmt:
+		return t.use(sc, n)
+	case *syntax.ReturnStmt:
+		var v value.Value = value.Null{}
+		if n.Value != nil {
+			var err error
+			if v, err = t.expr(sc, n.Value); err != nil {
+				return nil, err
+			}
+		}
+		if t.inFn == 0 {
+			return nil, diag.New(diag.Custom, "`return` outside a function")
+		}
+		return nil, &ctrl{kind: ctrlReturn, val: v}
+	case *syntax.BreakStmt:
+		if t.loops == 0 {
+			return nil, diag.New(diag.Custom, "`break` outside a loop")
+		}
+		return nil, breakSignal
+	case *syntax.ContinueStmt:
+		if t.loops == 0 {
+			return nil, diag.New(diag.Custom, "`continue` outside a loop")
+		}
+		return nil, continueSignal
+	case *syntax.ForStmt:
+		return t.forStmt(sc, n)
+	case *syntax.WhileStmt:
+		return t.whileStmt(sc, n)
+	}
+	return nil, diag.New(diag.Custom, "unsupported statement %T", s)
+}
+
+// The loop signals carry no data, so one value of each serves every loop.
+var (
+	breakSignal    error = &ctrl{kind: ctrlBreak}
+	continueSignal error = &ctrl{kind: ctrlContinue}
+)
+
+// exprStmt evaluates an expression statement. In statement position a
+// failed command outcome raises cmd_failed, and compound expressions pass
+// statement position on to their bodies.
+func (t *thread) exprStmt(sc *scope, x syntax.Expr, stmtPos bool) (value.Value, error) {
+	if !stmtPos {
+		return t.expr(sc, x)
+	}
+	var v value.Value
+	var err error
+	switch n := x.(type) {
+	case *syntax.Block:
+		v, err = t.stmts(newScope(sc), n.Stmts, false)
+	case *syntax.If:
+		v, err = t.ifExpr(sc, n, false)
+	case *syntax.Match:
+		v, err = t.matchExpr(sc, n, false)
+	case *syntax.Try:
+		v, err = t.tryExpr(sc, n, false)
+	case *syntax.With:
+		v, err = t.withExpr(sc, n, false)
+	case *syntax.Command:
+		v, err = t.command(sc, n, true)
+	case *syntax.LangBlock:
+		v, err = t.langBlock(sc, n, nil, true)
+	case *syntax.MethodCall:
+		v, err = t.methodCall(sc, n, true)
+	default:
+		v, err = t.expr(sc, x)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if isCommandish(x) {
+		if o, ok := v.(*value.Outcome); ok && !o.OK {
+			return nil, cmdFailed(o).WithSpan(x.Span())
+		}
+	}
+	return v, nil
+}
+
+func (t *thread) assign(sc *scope, n *syntax.AssignStmt) (value.Value, error) {
+	if n.Env {
+		if n.Op != "=" {
+			return nil, diag.New(diag.TypeError, "environment variables only support `=`")
+		}
+		if t.inFn > 0 {
+			return nil, diag.New(diag.Custom, "cannot set env.%s inside a function", n.Name).
+				WithHint("use `with env: {…} { … }` to scope environment changes")
+		}
+		v, err := t.expr(sc, n.Value)
+		if err != nil {
+			return nil, err
+		}
+		s, err := argvString(v)
+		if err != nil {
+			return nil, err
+		}
+		t.e.setenv(n.Name, s)
+		return v, nil
+	}
+	b := sc.lookup(n.Name)
+	if b == nil {
+		if n.Op != "=" {
+			return nil, diag.New(diag.UndefinedVar, "undefined variable `%s`", n.Name)
+		}
+		return nil, diag.New(diag.TypeError, "cannot assign to undeclared variable `%s`", n.Name).
+			WithHint("declare it first with `var " + n.Name + " = …`")
+	}
+	if !b.mutable {
+		return nil, diag.New(diag.TypeError, "cannot assign to immutable binding `%s`", n.Name).
+			WithHint("declare it with `var` to make it mutable")
+	}
+	v, err := t.expr(sc, n.Value)
+	if err != nil {
+		return nil, err
+	}
+	if n.Op != "=" {
+		// Re-resolve: evaluating the right side may have declared or
+		// reallocated bindings in this scope.
+		b = sc.lookup(n.Name)
+		if v, err = binop(n.Op[:1], b.val, v); err != nil {
+			return nil, err
+		}
+	}
+	b = sc.lookup(n.Name)
+	b.val = v
+	return v, nil
+}
+
+func (t *thread) forStmt(sc *scope, n *syntax.ForStmt) (value.Value, error) {
+	it, err := t.expr(sc, n.Iter)
+	if err != nil {
+		return nil, err
+	}
+	t.loops++
+	defer func() { t.loops-- }()
+	body := func(x value.Value) (bool, error) {
+		inner := &scope{parent: sc}
+		if n.Var != "_" {
+			inner.vars = []binding{{name: n.Var, val: x}}
+		}
+		_, err := t.stmts(inner, n.Body.Stmts, false)
+		if err != nil {
+			if err == breakSignal {
+				return false, nil
+			}
+			if err == continueSignal {
+				return true, nil
+			}
+			return false, err
+		}
+		return true, nil
+	}
+	if r, ok := it.(value.Range); ok {
+		end := r.End
+		if r.Inclusive {
+			end++
+		}
+		for i := r.Start; i < end; i++ {
+			if i&1023 == 0 {
+				if err := t.ctx.Err(); err != nil {
+					return nil, diag.New(diag.Cancelled, "cancelled")
+				}
+			}
+			more, err := body(value.Int(i))
+			if err != nil || !more {
+				return value.Null{}, err
+			}
+		}
+		return value.Null{}, nil
+	}
+	items, err := t.iterItems(it)
+	if err != nil {
+		return nil, err
+	}
+	for i, x := range items {
+		if i&1023 == 0 {
+			if err := t.ctx.Err(); err != nil {
+				return nil, diag.New(diag.Cancelled, "cancelled")
+			}
+		}
+		more, err := body(x)
+		if err != nil || !more {
+			return value.Null{}, err
+		}
+	}
 	return value.Null{}, nil
+}
+
+// iterItems materialises an iterable for `for` (LANGUAGE.md §7.5).
+func (t *thread) iterItems(v value.Value) ([]value.Value, error) {
+	switch x := v.(type) {
+	case *value.List:
+		return x.Items, nil
+	case *value.Table:
+		out := make([]value.Value, len(x.Rows))
+		for i, r := range x.Rows {
+			out[i] = r
+		}
+		return out, nil
+	case value.Glob:
+		paths, err := t.e.expandGlob(x)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]value.Value, len(paths))
+		for i, p := range paths {
+			out[i] = value.Path{P: p}
+		}
+		return out, nil
+	case *value.Stream:
+		return t.collectStream(x)
+	case *value.Outcome:
+		if x.OK {
+			out, err := outcomeOut(x)
+			if err != nil {
+				return nil, err
+			}
+			return t.iterItems(out)
+		}
+	}
+	return nil, diag.New(diag.TypeError, "%s value is not iterable", value.TypeName(v))
+}
+
+func (t *thread) whileStmt(sc *scope, n *syntax.WhileStmt) (value.Value, error) {
+	t.loops++
+	defer func() { t.loops-- }()
+	for i := 0; ; i++ {
+		if i&1023 == 0 {
+			if err := t.ctx.Err(); err != nil {
+				return nil, diag.New(diag.Cancelled, "cancelled")
+			}
+		}
+		c, err := t.expr(sc, n.Cond)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := cond(c)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return value.Null{}, nil
+		}
+		if _, err := t.stmts(newScope(sc), n.Body.Stmts, false); err != nil {
+			if err == breakSignal {
+				return value.Null{}, nil
+			}
+			if err == continueSignal {
+				continue
+			}
+			return nil, err
+		}
+	}
+}
+
+// expr evaluates x in value position.
+func (t *thread) expr(sc *scope, x syntax.Expr) (value.Value, error) {
+	v, err := t.expr1(sc, x)
+	if err != nil {
+		if d, ok := err.(*diag.Error); ok && d.Span.IsZero() {
+			d.Span = x.Span()
+		}
+		return nil, err
+	}
+	return v, nil
+}
+
+func (t *thread) expr1(sc *scope, x syntax.Expr) (value.Value, error) {
+	switch n := x.(type) {
+	case *syntax.IntLit:
+		return value.Int(n.V), nil
+	case *syntax.Ident:
+		return t.ident(sc, n)
+	case *syntax.Binary:
+		return t.binary(sc, n)
+	case *syntax.Field:
+		return t.field(sc, n)
+	case *syntax.MethodCall:
+		return t.methodCall(sc, n, false)
+	case *syntax.Call:
+		return t.call(sc, n)
+	case *syntax.StrLit:
+		return value.Str(n.V), nil
+	case *syntax.FloatLit:
+		return value.Float(n.V), nil
+	case *syntax.SizeLit:
+		return value.Size(n.Bytes), nil
+	case *syntax.DurationLit:
+		return value.Duration(n.Ns), nil
+	case *syntax.TimeLit:
+		return value.Time{H: n.H, M: n.M, S: n.S}, nil
+	case *syntax.BoolLit:
+		return value.Bool(n.V), nil
+	case *syntax.NullLit:
+		return value.Null{}, nil
+	case *syntax.InterpStr:
+		return t.interp(sc, n)
+	case *syntax.RegexLit:
+		re, err := regexp.Compile(n.Src)
+		if err != nil {
+			return nil, diag.New(diag.ArgError, "invalid regex: %v", err)
+		}
+		return value.Regex{Src: n.Src, Re: re}, nil
+	case *syntax.DatetimeLit:
+		return parseDatetime(n.Src)
+	case *syntax.Unary:
+		return t.unary(sc, n)
+	case *syntax.Index:
+		return t.index(sc, n)
+	case *syntax.Lambda:
+		return t.makeLambda(sc, n), nil
+	case *syntax.ListLit:
+		items := make([]value.Value, len(n.Items))
+		for i, it := range n.Items {
+			v, err := t.expr(sc, it)
+			if err != nil {
+				return nil, err
+			}
+			items[i] = v
+		}
+		return &value.List{Items: items}, nil
+	case *syntax.RecordLit:
+		keys := make([]string, 0, len(n.Fields))
+		vals := make([]value.Value, 0, len(n.Fields))
+		for _, f := range n.Fields {
+			v, err := t.expr(sc, f.Value)
+			if err != nil {
+				return nil, err
+			}
+			dup := false
+			for i, k := range keys {
+				if k == f.Key {
+					vals[i] = v
+					dup = true
+				}
+			}
+			if !dup {
+				keys = append(keys, f.Key)
+				vals = append(vals, v)
+			}
+		}
+		return value.NewRecord(keys, vals), nil
+	case *syntax.Block:
+		return t.stmts(newScope(sc), n.Stmts, true)
+	case *syntax.If:
+		return t.ifExpr(sc, n, true)
+	case *syntax.Match:
+		return t.matchExpr(sc, n, true)
+	case *syntax.Try:
+		return t.tryExpr(sc, n, true)
+	case *syntax.Catch:
+		return t.catchExpr(sc, n)
+	case *syntax.With:
+		return t.withExpr(sc, n, true)
+	case *syntax.Spawn:
+		return t.spawn(sc, n.Body)
+	case *syntax.LangBlock:
+		return t.langBlock(sc, n, nil, false)
+	case *syntax.Command:
+		return t.command(sc, n, false)
+	}
+	return nil, diag.New(diag.Custom, "unsupported expression %T", x)
+}
+
+func (t *thread) interp(sc *scope, n *syntax.InterpStr) (value.Value, error) {
+	var b []byte
+	for _, p := range n.Parts {
+		if p.Expr == nil {
+			b = append(b, p.Lit...)
+			continue
+		}
+		v, err := t.expr(sc, p.Expr)
+		if err != nil {
+			return nil, err
+		}
+		switch x := v.(type) {
+		case value.Str:
+			b = append(b, x...)
+		case *value.Secret:
+			return nil, diag.New(diag.TypeError, "a secret cannot be interpolated into a string")
+		default:
+			b = value.AppendInline(b, v)
+		}
+	}
+	return value.Str(b), nil
+}
+
+func (t *thread) unary(sc *scope, n *syntax.Unary) (value.Value, error) {
+	v, err := t.expr(sc, n.X)
+	if err != nil {
+		return nil, err
+	}
+	if n.Op == "!" {
+		b, err := cond(v)
+		if err != nil {
+			return nil, err
+		}
+		return value.Bool(!b), nil
+	}
+	return neg(v)
+}
+
+func (t *thread) binary(sc *scope, n *syntax.Binary) (value.Value, error) {
+	switch n.Op {
+	case "&&", "||":
+		l, err := t.expr(sc, n.L)
+		if err != nil {
+			return nil, err
+		}
+		b, err := cond(l)
+		if err != nil {
+			return nil, err
+		}
+		if b == (n.Op == "||") {
+			return l, nil
+		}
+		if isCommandish(n.L) {
+			t.e.echoValue(l)
+		}
+		r, err := t.expr(sc, n.R)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := cond(r); err != nil {
+			return nil, err
+		}
+		return r, nil
+	case "??":
+		l, err := t.expr(sc, n.L)
+		if err != nil {
+			return nil, err
+		}
+		if _, isNull := l.(value.Null); !isNull && l != nil {
+			return l, nil
+		}
+		return t.expr(sc, n.R)
+	}
+	l, err := t.expr(sc, n.L)
+	if err != nil {
+		return nil, err
+	}
+	r, err := t.expr(sc, n.R)
+	if err != nil {
+		return nil, err
+	}
+	return binaryOp(n.Op, l, r)
+}
+
+// binaryOp applies a strict binary operator to evaluated operands.
+func binaryOp(op string, l, r value.Value) (value.Value, error) {
+	// Integer fast path: loops and recursion are dominated by it.
+	if a, ok := l.(value.Int); ok {
+		if b, ok := r.(value.Int); ok {
+			switch op {
+			case "<":
+				return value.Bool(a < b), nil
+			case "<=":
+				return value.Bool(a <= b), nil
+			case ">":
+				return value.Bool(a > b), nil
+			case ">=":
+				return value.Bool(a >= b), nil
+			case "==":
+				return value.Bool(a == b), nil
+			case "!=":
+				return value.Bool(a != b), nil
+			case "+":
+				s := a + b
+				if (s > a) == (b > 0) {
+					return s, nil
+				}
+			case "-":
+				s := a - b
+				if (s < a) == (b > 0) {
+					return s, nil
+				}
+			}
+		}
+	}
+	switch op {
+	case "==", "!=":
+		eq, err := equal(l, r)
+		if err != nil {
+			return nil, err
+		}
+		return value.Bool(eq == (op == "==")), nil
+	case "<", "<=", ">", ">=":
+		c, err := compare(l, r)
+		if err != nil {
+			return nil, err
+		}
+		switch op {
+		case "<":
+			return value.Bool(c < 0), nil
+		case "<=":
+			return value.Bool(c <= 0), nil
+		case ">":
+			return value.Bool(c > 0), nil
+		}
+		return value.Bool(c >= 0), nil
+	case "in":
+		return in(l, r)
+	case "..", "..=":
+		return newRange(l, r, op == "..=")
+	}
+	return binop(op, l, r)
+}
+
+func (t *thread) ifExpr(sc *scope, n *syntax.If, used bool) (value.Value, error) {
+	for {
+		c, err := t.expr(sc, n.Cond)
+		if err != nil {
+			return nil, err
+		}
+		b, err := cond(c)
+		if err != nil {
+			return nil, err
+		}
+		if b {
+			return t.stmts(newScope(sc), n.Then.Stmts, used)
+		}
+		switch e := n.Else.(type) {
+		case nil:
+			return value.Null{}, nil
+		case *syntax.Block:
+			return t.stmts(newScope(sc), e.Stmts, used)
+		case *syntax.If:
+			n = e
+		default:
+			return t.expr(sc, e)
+		}
+	}
+}
+
+// body evaluates an arm/handler body that is a block or an expression.
+func (t *thread) body(sc *scope, x syntax.Expr, used bool) (value.Value, error) {
+	if b, ok := x.(*syntax.Block); ok {
+		return t.stmts(newScope(sc), b.Stmts, used)
+	}
+	if !used {
+		return t.exprStmt(sc, x, true)
+	}
+	return t.expr(sc, x)
+}
+
+// catchable reports whether err is a language error that try/catch may
+// handle (unwinding signals and cancellation pass through).
+func catchable(err error) (*diag.Error, bool) {
+	switch err.(type) {
+	case *ctrl, *exitSignal:
+		return nil, false
+	}
+	d := diag.As(err)
+	if d == nil || d.Code == diag.Cancelled {
+		return nil, false
+	}
+	return d, true
+}
+
+func (t *thread) tryExpr(sc *scope, n *syntax.Try, used bool) (value.Value, error) {
+	v, err := t.stmts(newScope(sc), n.Body.Stmts, used)
+	if err == nil {
+		return v, nil
+	}
+	d, ok := catchable(err)
+	if !ok {
+		return nil, err
+	}
+	hs := newScope(sc)
+	if n.Binder != "" && n.Binder != "_" {
+		hs.declare(n.Binder, &value.ErrorVal{Err: d}, false)
+	}
+	return t.stmts(hs, n.Handler.Stmts, used)
+}
+
+func (t *thread) catchExpr(sc *scope, n *syntax.Catch) (value.Value, error) {
+	v, err := t.expr(sc, n.X)
+	if err == nil {
+		return v, nil
+	}
+	d, ok := catchable(err)
+	if !ok {
+		return nil, err
+	}
+	hs := newScope(sc)
+	if n.Binder != "" && n.Binder != "_" {
+		hs.declare(n.Binder, &value.ErrorVal{Err: d}, false)
+	}
+	return t.body(hs, n.Handler, true)
 }

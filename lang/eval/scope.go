@@ -14,9 +14,12 @@ type binding struct {
 // scope is a lexical scope. Closures keep a pointer to their defining
 // scope, which is how they capture by reference.
 type scope struct {
-	parent *scope
-	vars   []binding
+	parent  *scope
+	vars    []binding
+	exports []string // names exported by a module's root scope
 }
+
+func (s *scope) export(name string) { s.exports = append(s.exports, name) }
 
 func newScope(parent *scope) *scope { return &scope{parent: parent} }
 
