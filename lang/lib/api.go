@@ -87,20 +87,42 @@ func UnknownMethodHint(recv value.Value, name string) string {
 // IsNamespace reports whether name is a library namespace (json yaml toml
 // csv math).
 func IsNamespace(name string) bool {
-	switch name {
-	case "json", "yaml", "toml", "csv", "math":
-		return true
-	}
-	return false
+	_, ok := namespaces[name]
+	return ok
 }
 
-// NamespaceCall calls ns.member(args…).
+// NamespaceCall calls ns.member(args…). An unknown member, and a math
+// constant called like a function, is field_missing.
 func NamespaceCall(ctx context.Context, env Env, ns, member string, args []value.Value, named []Named) (value.Value, error) {
-	return nil, diag.New(diag.FieldMissing, "unknown member `%s.%s`", ns, member)
+	members, ok := namespaces[ns]
+	if !ok {
+		return nil, diag.New(diag.FieldMissing, "unknown namespace `%s`", ns)
+	}
+	fn, ok := members[member]
+	if !ok {
+		if _, isConst := nsConstants[ns][member]; isConst {
+			return nil, diag.New(diag.FieldMissing, "`%s.%s` is a constant, not a function", ns, member).
+				WithHint("read it without parentheses: " + ns + "." + member)
+		}
+		return nil, unknownMember(ns, member)
+	}
+	c := &call{ctx: ctx, env: env, name: ns + "." + member, args: args, named: named}
+	return fn(c)
 }
 
 // NamespaceField reads ns.member as a field (math constants); functions
 // used as fields raise field_missing "… is a function — call it".
 func NamespaceField(ns, member string) (value.Value, error) {
-	return nil, diag.New(diag.FieldMissing, "unknown member `%s.%s`", ns, member)
+	if v, ok := nsConstants[ns][member]; ok {
+		return v, nil
+	}
+	if _, ok := namespaces[ns][member]; ok {
+		return nil, diag.New(diag.FieldMissing, "`%s.%s` is a function — call it", ns, member).
+			WithHint(ns + "." + member + "(…)")
+	}
+	return nil, unknownMember(ns, member)
+}
+
+func unknownMember(ns, member string) error {
+	return diag.New(diag.FieldMissing, "unknown member `%s.%s`", ns, member)
 }

@@ -1,0 +1,808 @@
+package lib
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/shoal-sh/shoal/lang/diag"
+	"github.com/shoal-sh/shoal/lang/value"
+)
+
+// yaml.parse and yaml.stringify (§10) cover the YAML that configuration
+// files use, with no dependency: block mappings and sequences, flow
+// [a, b] and {k: v}, plain, single- and double-quoted scalars typed by
+// the YAML 1.2 core schema, comments, and | / > block scalars. Anchors,
+// aliases, tags, complex keys and multiple documents are refused with an
+// arg_error rather than misread.
+
+func yamlParse(c *call) (value.Value, error) {
+	s, err := textArg(c)
+	if err != nil {
+		return nil, err
+	}
+	x, err := parseYAML(s)
+	if err != nil {
+		return nil, err
+	}
+	return value.FromOrdered(x)
+}
+
+// yamlError is the arg_error of malformed YAML, with a 1-based line.
+func yamlError(line int, format string, args ...any) error {
+	return diag.New(diag.ArgError, "invalid YAML at line %d: %s", line+1, fmt.Sprintf(format, args...))
+}
+
+// maxYAMLDepth bounds nesting so hostile input cannot exhaust the stack.
+const maxYAMLDepth = 500
+
+type yamlParser struct {
+	lines []string
+	i     int
+	depth int
+}
+
+// parseYAML parses one document into the ordered form of lang/value.
+func parseYAML(src string) (any, error) {
+	if !utf8.ValidString(src) {
+		return nil, diag.New(diag.ArgError, "invalid YAML: not UTF-8")
+	}
+	src = strings.ReplaceAll(src, "\r\n", "\n")
+	p := &yamlParser{lines: strings.Split(src, "\n")}
+	// Directives and the document start marker.
+	for {
+		if err := p.skipBlank(); err != nil {
+			return nil, err
+		}
+		if p.eof() {
+			return nil, nil
+		}
+		t := p.text()
+		if strings.HasPrefix(p.lines[p.i], "%") {
+			p.i++
+			continue
+		}
+		if t == "---" {
+			p.i++
+			continue
+		}
+		if rest, ok := strings.CutPrefix(t, "--- "); ok && p.indent() == 0 {
+			// Content on the marker line: parse it as the document.
+			p.lines[p.i] = "    " + rest
+		}
+		break
+	}
+	if p.eof() {
+		return nil, nil
+	}
+	x, err := p.block(p.indent(), -1)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.skipBlank(); err != nil {
+		return nil, err
+	}
+	if !p.eof() {
+		t := p.text()
+		switch {
+		case t == "...":
+			p.i++
+			if err := p.skipBlank(); err != nil {
+				return nil, err
+			}
+			if !p.eof() {
+				return nil, yamlError(p.i, "multiple documents are not supported")
+			}
+		case t == "---" || strings.HasPrefix(t, "--- "):
+			return nil, yamlError(p.i, "multiple documents are not supported")
+		default:
+			return nil, yamlError(p.i, "unexpected content %q", t)
+		}
+	}
+	return x, nil
+}
+
+func (p *yamlParser) eof() bool { return p.i >= len(p.lines) }
+
+// indent is the current line's indentation in spaces.
+func (p *yamlParser) indent() int {
+	l := p.lines[p.i]
+	return len(l) - len(strings.TrimLeft(l, " "))
+}
+
+// text is the current line without indentation and comment.
+func (p *yamlParser) text() string {
+	return strings.TrimSpace(stripComment(p.lines[p.i]))
+}
+
+// skipBlank moves past blank and comment-only lines; a tab in the
+// indentation of a content line is an error (YAML forbids it).
+func (p *yamlParser) skipBlank() error {
+	for !p.eof() {
+		l := p.lines[p.i]
+		if strings.TrimSpace(stripComment(l)) != "" {
+			lead := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+			if strings.Contains(lead, "\t") {
+				return yamlError(p.i, "tabs are not allowed in indentation")
+			}
+			return nil
+		}
+		p.i++
+	}
+	return nil
+}
+
+// stripComment removes a # comment: one at the start of the text or
+// after whitespace, outside quotes.
+func stripComment(l string) string {
+	var quote byte
+	for i := 0; i < len(l); i++ {
+		ch := l[i]
+		switch {
+		case quote == '"':
+			if ch == '\\' {
+				i++
+			} else if ch == '"' {
+				quote = 0
+			}
+		case quote == '\'':
+			if ch == '\'' {
+				quote = 0
+			}
+		case ch == '"' || ch == '\'':
+			// A quote opens a quoted scalar only at the start of a token.
+			if i == 0 || strings.IndexByte(" \t[{,:-?", l[i-1]) >= 0 {
+				quote = ch
+			}
+		case ch == '#':
+			if i == 0 || l[i-1] == ' ' || l[i-1] == '\t' {
+				return l[:i]
+			}
+		}
+	}
+	return l
+}
+
+func isSeqEntry(t string) bool { return t == "-" || strings.HasPrefix(t, "- ") }
+
+// block parses the node starting at the current line, whose indentation
+// is ind; continuation lines of a scalar must be indented deeper than
+// parent.
+func (p *yamlParser) block(ind, parent int) (any, error) {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxYAMLDepth {
+		return nil, yamlError(p.i, "nesting is too deep")
+	}
+	t := p.text()
+	switch {
+	case isSeqEntry(t):
+		return p.sequence(ind)
+	case isMappingLine(t):
+		return p.mapping(ind)
+	}
+	return p.inlineValue(t, parent)
+}
+
+func (p *yamlParser) sequence(ind int) (any, error) {
+	items := []any{}
+	for {
+		if err := p.skipBlank(); err != nil {
+			return nil, err
+		}
+		if p.eof() {
+			break
+		}
+		m := p.indent()
+		if m < ind {
+			break
+		}
+		if m > ind {
+			return nil, yamlError(p.i, "bad indentation of a sequence entry")
+		}
+		t := p.text()
+		if !isSeqEntry(t) {
+			break
+		}
+		raw := p.lines[p.i]
+		after := raw[ind+1:]
+		rest := strings.TrimLeft(after, " ")
+		if strings.TrimSpace(stripComment(rest)) == "" {
+			// "-" alone: the item is on the following, deeper lines.
+			p.i++
+			if err := p.skipBlank(); err != nil {
+				return nil, err
+			}
+			if p.eof() || p.indent() <= ind {
+				items = append(items, nil)
+				continue
+			}
+			x, err := p.block(p.indent(), ind)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, x)
+			continue
+		}
+		// "- rest": rest is a node at its own column, so "- a: 1" opens a
+		// mapping whose later keys align under "a".
+		col := ind + 1 + len(after) - len(rest)
+		p.lines[p.i] = strings.Repeat(" ", col) + rest
+		x, err := p.block(col, ind)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, x)
+	}
+	return items, nil
+}
+
+// isMappingLine reports whether t starts with `key:` (followed by a space
+// or the end of the line).
+func isMappingLine(t string) bool {
+	_, _, ok, _ := splitKey(t)
+	return ok
+}
+
+// splitKey splits `key: rest`. A flow collection or a line that merely
+// contains a colon inside a word is not a key.
+func splitKey(t string) (key, rest string, ok bool, err error) {
+	if t == "" || strings.IndexByte("[{", t[0]) >= 0 {
+		return "", "", false, nil
+	}
+	if t[0] == '"' || t[0] == '\'' {
+		s, n, err := quoted(t)
+		if err != nil {
+			return "", "", false, nil
+		}
+		after := strings.TrimLeft(t[n:], " ")
+		if after == ":" || strings.HasPrefix(after, ": ") {
+			return s, strings.TrimSpace(after[1:]), true, nil
+		}
+		return "", "", false, nil
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] == ':' && (i+1 == len(t) || t[i+1] == ' ') {
+			return strings.TrimSpace(t[:i]), strings.TrimSpace(t[i+1:]), true, nil
+		}
+	}
+	return "", "", false, nil
+}
+
+func (p *yamlParser) mapping(ind int) (any, error) {
+	out := value.Ordered{}
+	for {
+		if err := p.skipBlank(); err != nil {
+			return nil, err
+		}
+		if p.eof() {
+			break
+		}
+		m := p.indent()
+		if m < ind {
+			break
+		}
+		if m > ind {
+			return nil, yamlError(p.i, "bad indentation of a mapping entry")
+		}
+		t := p.text()
+		if strings.HasPrefix(t, "? ") || t == "?" {
+			return nil, yamlError(p.i, "complex keys are not supported")
+		}
+		key, rest, ok, _ := splitKey(t)
+		if !ok {
+			if isSeqEntry(t) {
+				break
+			}
+			return nil, yamlError(p.i, "expected `key: value`, found %q", t)
+		}
+		if strings.HasPrefix(key, "&") || strings.HasPrefix(key, "*") || strings.HasPrefix(key, "!") {
+			return nil, yamlError(p.i, "anchors, aliases and tags are not supported")
+		}
+		line := p.i
+		var x any
+		var err error
+		if rest == "" {
+			p.i++
+			if err := p.skipBlank(); err != nil {
+				return nil, err
+			}
+			switch {
+			case p.eof():
+			case p.indent() > ind:
+				x, err = p.block(p.indent(), ind)
+			case p.indent() == ind && isSeqEntry(p.text()):
+				// A sequence may sit at its key's indentation.
+				x, err = p.sequence(ind)
+			}
+		} else {
+			// The value starts on this line, after the key.
+			x, err = p.valueAfterKey(line, rest, ind)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, value.Pair{Key: key, Val: x})
+	}
+	return out, nil
+}
+
+// valueAfterKey parses the value written on a key's line: a block scalar
+// header, a flow collection or a scalar.
+func (p *yamlParser) valueAfterKey(line int, rest string, ind int) (any, error) {
+	if rest[0] == '|' || rest[0] == '>' {
+		p.i++
+		return p.blockScalar(line, rest, ind)
+	}
+	return p.inlineValue(rest, ind)
+}
+
+// inlineValue parses a scalar or flow collection that starts in t (the
+// current line's text) and may continue on deeper lines; it consumes
+// those lines.
+func (p *yamlParser) inlineValue(t string, parent int) (any, error) {
+	line := p.i
+	p.i++
+	switch t[0] {
+	case '[', '{':
+		text, err := p.gatherFlow(line, t)
+		if err != nil {
+			return nil, err
+		}
+		fp := &flowParser{s: text, line: line}
+		x, err := fp.value(0)
+		if err != nil {
+			return nil, err
+		}
+		fp.ws()
+		if fp.pos < len(fp.s) {
+			return nil, yamlError(line, "unexpected %q after a flow collection", fp.s[fp.pos:])
+		}
+		return x, nil
+	case '"', '\'':
+		// A quoted scalar may span lines; fold them with spaces.
+		for {
+			if _, n, err := quoted(t); err == nil {
+				if strings.TrimSpace(t[n:]) != "" {
+					return nil, yamlError(line, "unexpected %q after a quoted scalar", strings.TrimSpace(t[n:]))
+				}
+				s, _, _ := quoted(t)
+				return s, nil
+			}
+			if p.eof() {
+				return nil, yamlError(line, "unterminated quoted scalar")
+			}
+			t += " " + strings.TrimSpace(p.lines[p.i])
+			p.i++
+		}
+	case '&', '*', '!':
+		return nil, yamlError(line, "anchors, aliases and tags are not supported")
+	case '@', '`', '%':
+		return nil, yamlError(line, "%q cannot start a plain scalar", t[0])
+	}
+	if t == "-" || strings.HasPrefix(t, "- ") {
+		return nil, yamlError(line, "a sequence cannot start here")
+	}
+	// A plain scalar continues on deeper lines, folded with spaces; an
+	// empty line in between is a newline.
+	var b strings.Builder
+	b.WriteString(t)
+	breaks := 0
+	for !p.eof() {
+		l := stripComment(p.lines[p.i])
+		if strings.TrimSpace(l) == "" {
+			breaks++
+			p.i++
+			continue
+		}
+		if p.indent() <= parent {
+			break
+		}
+		next := strings.TrimSpace(l)
+		if isMappingLine(next) && parent >= 0 {
+			return nil, yamlError(p.i, "mapping values are not allowed here")
+		}
+		if breaks > 0 {
+			b.WriteString(strings.Repeat("\n", breaks))
+		} else {
+			b.WriteByte(' ')
+		}
+		breaks = 0
+		b.WriteString(next)
+		p.i++
+	}
+	// Blank lines after the scalar belong to whatever follows.
+	p.i -= breaks
+	if b.Len() != len(t) {
+		return b.String(), nil
+	}
+	return plainScalar(t), nil
+}
+
+// gatherFlow joins the lines of a flow collection until its brackets
+// balance.
+func (p *yamlParser) gatherFlow(line int, t string) (string, error) {
+	for {
+		if flowBalanced(t) {
+			return t, nil
+		}
+		if p.eof() {
+			return "", yamlError(line, "unclosed flow collection")
+		}
+		t += " " + strings.TrimSpace(stripComment(p.lines[p.i]))
+		p.i++
+	}
+}
+
+// flowBalanced reports whether every [ and { outside quotes is closed.
+func flowBalanced(t string) bool {
+	depth := 0
+	var quote byte
+	for i := 0; i < len(t); i++ {
+		ch := t[i]
+		switch {
+		case quote == '"':
+			if ch == '\\' {
+				i++
+			} else if ch == '"' {
+				quote = 0
+			}
+		case quote == '\'':
+			if ch == '\'' {
+				quote = 0
+			}
+		case ch == '"' || ch == '\'':
+			quote = ch
+		case ch == '[' || ch == '{':
+			depth++
+		case ch == ']' || ch == '}':
+			depth--
+		}
+	}
+	return depth <= 0 && quote == 0
+}
+
+// blockScalar reads the lines of a | or > scalar whose header is h.
+func (p *yamlParser) blockScalar(line int, h string, ind int) (any, error) {
+	folded := h[0] == '>'
+	chomp := byte(0)
+	explicit := 0
+	for _, ch := range strings.TrimSpace(stripComment(h[1:])) {
+		switch {
+		case (ch == '-' || ch == '+') && chomp == 0:
+			chomp = byte(ch)
+		case ch >= '1' && ch <= '9' && explicit == 0:
+			explicit = int(ch - '0')
+		default:
+			return nil, yamlError(line, "invalid block scalar header %q", h)
+		}
+	}
+	content := -1
+	if explicit > 0 {
+		content = max(ind, 0) + explicit
+	}
+	var lines []string
+	for !p.eof() {
+		l := p.lines[p.i]
+		if strings.TrimSpace(l) == "" {
+			lines = append(lines, "")
+			p.i++
+			continue
+		}
+		n := len(l) - len(strings.TrimLeft(l, " "))
+		if content < 0 {
+			if n <= ind {
+				break
+			}
+			content = n
+		}
+		if n < content {
+			break
+		}
+		lines = append(lines, l[content:])
+		p.i++
+	}
+	// Trailing blank lines are chomped; remember how many for keep (+).
+	trailing := 0
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+		trailing++
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if i == 0 {
+			b.WriteString(l)
+			continue
+		}
+		prev := lines[i-1]
+		more := func(s string) bool { return s != "" && (s[0] == ' ' || s[0] == '\t') }
+		switch {
+		case !folded:
+			b.WriteByte('\n')
+		case l == "":
+			b.WriteByte('\n')
+		case prev == "":
+			// The break before the empty lines was folded away.
+		case more(prev) || more(l):
+			b.WriteByte('\n')
+		default:
+			b.WriteByte(' ')
+		}
+		b.WriteString(l)
+	}
+	s := b.String()
+	if len(lines) > 0 {
+		switch chomp {
+		case '-':
+		case '+':
+			s += "\n" + strings.Repeat("\n", trailing)
+		default:
+			s += "\n"
+		}
+	}
+	return s, nil
+}
+
+// quoted decodes the quoted scalar at the start of t and returns it and
+// the number of bytes it used.
+func quoted(t string) (string, int, error) {
+	q := t[0]
+	var b strings.Builder
+	for i := 1; i < len(t); i++ {
+		ch := t[i]
+		if q == '\'' {
+			if ch == '\'' {
+				if i+1 < len(t) && t[i+1] == '\'' {
+					b.WriteByte('\'')
+					i++
+					continue
+				}
+				return b.String(), i + 1, nil
+			}
+			b.WriteByte(ch)
+			continue
+		}
+		switch ch {
+		case '"':
+			return b.String(), i + 1, nil
+		case '\\':
+			if i+1 >= len(t) {
+				return "", 0, errUnterminated
+			}
+			i++
+			r, n, ok := yamlEscape(t[i:])
+			if !ok {
+				return "", 0, errBadEscape
+			}
+			b.WriteString(r)
+			i += n - 1
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return "", 0, errUnterminated
+}
+
+var (
+	errUnterminated = diag.New(diag.ArgError, "invalid YAML: unterminated quoted scalar")
+	errBadEscape    = diag.New(diag.ArgError, "invalid YAML: invalid escape in a double-quoted scalar")
+)
+
+// yamlEscape decodes the escape after a backslash; n is its length.
+func yamlEscape(s string) (string, int, bool) {
+	simple := map[byte]string{'0': "\x00", 'a': "\a", 'b': "\b", 't': "\t", '\t': "\t", 'n': "\n",
+		'v': "\v", 'f': "\f", 'r': "\r", 'e': "\x1b", ' ': " ", '"': "\"", '/': "/", '\\': "\\",
+		'N': "\u0085", '_': "\u00a0", 'L': "\u2028", 'P': "\u2029"}
+	if r, ok := simple[s[0]]; ok {
+		return r, 1, true
+	}
+	width := map[byte]int{'x': 2, 'u': 4, 'U': 8}[s[0]]
+	if width == 0 || len(s) < 1+width {
+		return "", 0, false
+	}
+	n, err := strconv.ParseUint(s[1:1+width], 16, 32)
+	if err != nil || !utf8.ValidRune(rune(n)) {
+		return "", 0, false
+	}
+	return string(rune(n)), 1 + width, true
+}
+
+// flowParser reads a flow collection: [a, b], {k: v}.
+type flowParser struct {
+	s     string
+	pos   int
+	line  int
+	depth int
+}
+
+func (f *flowParser) ws() {
+	for f.pos < len(f.s) && (f.s[f.pos] == ' ' || f.s[f.pos] == '\t') {
+		f.pos++
+	}
+}
+
+func (f *flowParser) err(format string, args ...any) error {
+	return yamlError(f.line, format, args...)
+}
+
+func (f *flowParser) value(depth int) (any, error) {
+	if depth > maxYAMLDepth {
+		return nil, f.err("nesting is too deep")
+	}
+	f.ws()
+	if f.pos >= len(f.s) {
+		return nil, f.err("unexpected end of a flow collection")
+	}
+	switch f.s[f.pos] {
+	case '[':
+		f.pos++
+		items := []any{}
+		for {
+			f.ws()
+			if f.pos >= len(f.s) {
+				return nil, f.err("unclosed `[`")
+			}
+			if f.s[f.pos] == ']' {
+				f.pos++
+				return items, nil
+			}
+			x, err := f.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, x)
+			if err := f.sep(']'); err != nil {
+				return nil, err
+			}
+		}
+	case '{':
+		f.pos++
+		out := value.Ordered{}
+		for {
+			f.ws()
+			if f.pos >= len(f.s) {
+				return nil, f.err("unclosed `{`")
+			}
+			if f.s[f.pos] == '}' {
+				f.pos++
+				return out, nil
+			}
+			k, err := f.scalar(true)
+			if err != nil {
+				return nil, err
+			}
+			key, ok := k.(string)
+			if !ok {
+				key = flowKeyText(k)
+			}
+			f.ws()
+			var x any
+			if f.pos < len(f.s) && f.s[f.pos] == ':' {
+				f.pos++
+				f.ws()
+				if f.pos < len(f.s) && f.s[f.pos] != ',' && f.s[f.pos] != '}' {
+					if x, err = f.value(depth + 1); err != nil {
+						return nil, err
+					}
+				}
+			}
+			out = append(out, value.Pair{Key: key, Val: x})
+			if err := f.sep('}'); err != nil {
+				return nil, err
+			}
+		}
+	case ']', '}', ',':
+		return nil, f.err("unexpected %q in a flow collection", f.s[f.pos])
+	}
+	return f.scalar(false)
+}
+
+// sep consumes the separator after an item: a comma, or the closer
+// (left for the caller).
+func (f *flowParser) sep(closer byte) error {
+	f.ws()
+	if f.pos >= len(f.s) {
+		return f.err("unclosed flow collection")
+	}
+	switch f.s[f.pos] {
+	case ',':
+		f.pos++
+		return nil
+	case closer:
+		return nil
+	}
+	return f.err("expected `,` or `%c`, found %q", closer, f.s[f.pos])
+}
+
+// scalar reads a quoted or plain scalar inside a flow collection; a key
+// also ends at a `:`.
+func (f *flowParser) scalar(key bool) (any, error) {
+	rest := f.s[f.pos:]
+	if rest[0] == '"' || rest[0] == '\'' {
+		s, n, err := quoted(rest)
+		if err != nil {
+			return nil, f.err("unterminated quoted scalar")
+		}
+		f.pos += n
+		return s, nil
+	}
+	if strings.IndexByte("&*!@`", rest[0]) >= 0 {
+		return nil, f.err("%q cannot start a plain scalar", rest[0])
+	}
+	end := len(rest)
+	for i := 0; i < len(rest); i++ {
+		ch := rest[i]
+		if ch == ',' || ch == ']' || ch == '}' || ch == '[' || ch == '{' {
+			end = i
+			break
+		}
+		if ch == ':' && (i+1 == len(rest) || strings.IndexByte(" ,]}", rest[i+1]) >= 0) {
+			end = i
+			break
+		}
+	}
+	f.pos += end
+	t := strings.TrimSpace(rest[:end])
+	if key {
+		return t, nil
+	}
+	return plainScalar(t), nil
+}
+
+func flowKeyText(k any) string {
+	if s, ok := k.(string); ok {
+		return s
+	}
+	return ""
+}
+
+// The YAML 1.2 core schema for plain scalars.
+var (
+	yamlInt   = regexp.MustCompile(`^[-+]?[0-9]+$`)
+	yamlOct   = regexp.MustCompile(`^0o[0-7]+$`)
+	yamlHex   = regexp.MustCompile(`^0x[0-9a-fA-F]+$`)
+	yamlFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+)
+
+// plainScalar types a plain scalar: null, bool, int, float, else str.
+func plainScalar(t string) any {
+	switch t {
+	case "", "~", "null", "Null", "NULL":
+		return nil
+	case "true", "True", "TRUE":
+		return true
+	case "false", "False", "FALSE":
+		return false
+	case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF":
+		return math.Inf(1)
+	case "-.inf", "-.Inf", "-.INF":
+		return math.Inf(-1)
+	case ".nan", ".NaN", ".NAN":
+		return math.NaN()
+	}
+	switch {
+	case yamlInt.MatchString(t):
+		if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+			return n
+		}
+		if f, err := strconv.ParseFloat(t, 64); err == nil {
+			return f
+		}
+	case yamlOct.MatchString(t):
+		if n, err := strconv.ParseInt(t[2:], 8, 64); err == nil {
+			return n
+		}
+	case yamlHex.MatchString(t):
+		if n, err := strconv.ParseInt(t[2:], 16, 64); err == nil {
+			return n
+		}
+	case yamlFloat.MatchString(t):
+		if f, err := strconv.ParseFloat(t, 64); err == nil {
+			return f
+		}
+	}
+	return t
+}
