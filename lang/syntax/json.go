@@ -198,6 +198,19 @@ func newNode(typ string) (reflect.Value, bool) {
 // isPos reports whether t is the embedded span carrier.
 func isPos(t reflect.Type) bool { return t == reflect.TypeFor[Pos]() }
 
+// fieldKey is the JSON key of a struct field: snake_case, except that a
+// field named Type would collide with the discriminator, so a type
+// annotation is "annotation" and a type pattern's name is "type_name".
+func fieldKey(structType reflect.Type, field string) string {
+	if field == "Type" {
+		if structType == reflect.TypeFor[TypePat]() {
+			return "type_name"
+		}
+		return "annotation"
+	}
+	return snake(field)
+}
+
 // snake converts a Go field name to snake_case (HasRest → has_rest).
 func snake(s string) string {
 	var b strings.Builder
@@ -301,7 +314,7 @@ func marshalStruct(b *bytes.Buffer, v reflect.Value, node bool) error {
 			writeSpan(b, v.Field(i).Interface().(Pos).S)
 			continue
 		}
-		writeJSONString(b, snake(f.Name))
+		writeJSONString(b, fieldKey(t, f.Name))
 		b.WriteByte(':')
 		if err := marshalValue(b, v.Field(i)); err != nil {
 			return err
@@ -446,7 +459,7 @@ func decodeFields(v reflect.Value, raw json.RawMessage) error {
 			v.Field(i).Set(reflect.ValueOf(Pos{s}))
 			continue
 		}
-		if err := decodeInto(v.Field(i), fields[snake(f.Name)]); err != nil {
+		if err := decodeInto(v.Field(i), fields[fieldKey(t, f.Name)]); err != nil {
 			return err
 		}
 	}

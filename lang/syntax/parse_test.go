@@ -155,15 +155,7 @@ func TestParse(t *testing.T) {
 	for _, tc := range parseCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			opts := &Options{Bound: func(n string) bool {
-				for _, b := range tc.bound {
-					if b == n {
-						return true
-					}
-				}
-				return false
-			}}
-			prog, err := Parse(tc.src, opts)
+			prog, err := Parse(tc.src, boundOpts(tc.bound))
 			if err != nil {
 				t.Fatalf("Parse(%q): %v", tc.src, err)
 			}
@@ -176,4 +168,16 @@ func TestParse(t *testing.T) {
 			}
 		})
 	}
+}
+
+// boundOpts returns Options under which exactly names are value-bound.
+func boundOpts(names []string) *Options {
+	return &Options{Bound: func(n string) bool {
+		for _, b := range names {
+			if b == n {
+				return true
+			}
+		}
+		return false
+	}}
 }
