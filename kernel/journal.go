@@ -1,0 +1,109 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// Journal is what the kernel needs from the durable journal and its content-addressed store
+// (package journal implements it; [NewMemJournal] is the ephemeral stand-in used when the
+// kernel runs without a state directory). Only the kernel writes it.
+type Journal interface {
+	// Begin appends an unfinished row and returns its id; the row is durable on return.
+	Begin(ctx context.Context, s JournalStart) (int64, error)
+	// Finish completes row id with its outcome and outputs (already stored with PutOutput).
+	Finish(ctx context.Context, id int64, f JournalFinish) error
+	// PutOutput stores data in the CAS and describes it as an output of kind.
+	PutOutput(ctx context.Context, kind string, data []byte) (JournalOutput, error)
+	// Blob reads a stored blob by its 64-hex hash; unknown ⇒ an error wrapping ErrNotFound.
+	Blob(ctx context.Context, hash string) ([]byte, error)
+	// BlobVisible reports whether hash is an output of a row the principal may read (any
+	// row when all).
+	BlobVisible(ctx context.Context, hash, principal string, all bool) (bool, error)
+	// Query returns rows matching f, newest first, every filter applied before the limit.
+	Query(ctx context.Context, f JournalFilter) ([]JournalRow, error)
+	// AppendEvent persists an event of a durable channel.
+	AppendEvent(ctx context.Context, ev StoredEvent) error
+	// Events returns the persisted events of channel with seq > since (all when since is nil),
+	// in seq order, with the session and principal of their rows.
+	Events(ctx context.Context, channel string, since *uint64) ([]StoredEvent, error)
+	// NextSeq is one past the highest persisted seq of channel (0 when none).
+	NextSeq(ctx context.Context, channel string) (uint64, error)
+	Close() error
+}
+
+// ErrNotFound is wrapped by Journal implementations for unknown blobs.
+var ErrNotFound = errors.New("not found")
+
+// JournalStart is what is known when an exec begins.
+type JournalStart struct {
+	Kind      string // "exec" or "stmt"
+	ParentID  int64
+	Session   string
+	Principal string
+	Src       string
+	AST       json.RawMessage
+	Cwd       []byte
+	EnvHash   string
+	Effects   json.RawMessage
+	StartedNs int64
+}
+
+// JournalFinish is what is known when it ends.
+type JournalFinish struct {
+	Status  *int
+	OK      bool
+	DurNs   int64
+	Opaque  bool
+	Outputs []JournalOutput
+}
+
+// JournalOutput is one stored output.
+type JournalOutput struct {
+	Kind string `json:"kind"`
+	Hash string `json:"hash"`
+	Len  int64  `json:"len"`
+}
+
+// JournalFilter is journal.query's filter set, plus the caller's scope.
+type JournalFilter struct {
+	Since, Until      *int64
+	Principal         *string
+	Head              *string
+	OK                *bool
+	Effects           []string // normalized kinds, all required
+	Limit             int
+	IncludeStatements bool
+	// OnlyPrincipal, when set, hides other principals' rows (the caller's read scope).
+	OnlyPrincipal string
+}
+
+// JournalRow is one row as journal.query returns it.
+type JournalRow struct {
+	ID        int64
+	Kind      string
+	Session   string
+	Principal string
+	Ts        int64
+	DurNs     *int64
+	Cwd       []byte
+	Src       string
+	AST       json.RawMessage
+	Effects   json.RawMessage
+	Status    *int
+	OK        *bool
+	Opaque    bool
+	Outputs   []JournalOutput
+}
+
+// StoredEvent is a durable channel event with the owner of its row.
+type StoredEvent struct {
+	Channel   string
+	Seq       uint64
+	EntryID   int64
+	Ts        int64
+	Payload   json.RawMessage
+	Session   string
+	Principal string
+}

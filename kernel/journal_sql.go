@@ -1,0 +1,129 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/shoal-sh/shoal/journal"
+	"github.com/shoal-sh/shoal/journal/cas"
+)
+
+// sqlJournal adapts package journal (SQLite + CAS) to the kernel's [Journal].
+type sqlJournal struct {
+	j   *journal.Journal
+	log *slog.Logger
+}
+
+func openSQLJournal(path string, log *slog.Logger) (Journal, error) {
+	j, err := journal.Open(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &sqlJournal{j: j, log: log}, nil
+}
+
+func (s *sqlJournal) Begin(ctx context.Context, st JournalStart) (int64, error) {
+	return s.j.Begin(ctx, journal.ExecStart{Kind: st.Kind, ParentID: st.ParentID, Session: st.Session,
+		Principal: st.Principal, Src: st.Src, AST: st.AST, Cwd: st.Cwd, EnvHash: st.EnvHash,
+		Effects: st.Effects, StartedNs: st.StartedNs})
+}
+
+func (s *sqlJournal) Finish(ctx context.Context, id int64, f JournalFinish) error {
+	outs := make([]journal.Output, len(f.Outputs))
+	for i, o := range f.Outputs {
+		outs[i] = journal.Output{Kind: o.Kind, Hash: o.Hash, Len: o.Len}
+	}
+	return s.j.Finish(ctx, id, journal.ExecFinish{Status: f.Status, OK: f.OK, DurNs: f.DurNs, Opaque: f.Opaque, Outputs: outs})
+}
+
+func (s *sqlJournal) PutOutput(ctx context.Context, kind string, data []byte) (JournalOutput, error) {
+	o, err := s.j.PutBytes(ctx, kind, data)
+	if err != nil {
+		return JournalOutput{}, err
+	}
+	return JournalOutput{Kind: o.Kind, Hash: o.Hash, Len: o.Len}, nil
+}
+
+func (s *sqlJournal) Blob(_ context.Context, hash string) ([]byte, error) {
+	b, err := s.j.Blobs().Get(hash)
+	if errors.Is(err, cas.ErrNotFound) || errors.Is(err, cas.ErrInvalidHash) {
+		return nil, fmt.Errorf("blob %s: %w", hash, ErrNotFound)
+	}
+	return b, err
+}
+
+func (s *sqlJournal) BlobVisible(ctx context.Context, hash, principal string, all bool) (bool, error) {
+	return s.j.HashVisible(ctx, hash, principal, all)
+}
+
+func (s *sqlJournal) Query(ctx context.Context, f JournalFilter) ([]JournalRow, error) {
+	entries, err := s.j.Query(ctx, journal.Filter{Since: f.Since, Until: f.Until, Principal: f.Principal,
+		Head: f.Head, OK: f.OK, Effects: f.Effects, Limit: f.Limit, IncludeStatements: f.IncludeStatements,
+		OnlyPrincipal: f.OnlyPrincipal})
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]JournalRow, len(entries))
+	for i, e := range entries {
+		outs := make([]JournalOutput, len(e.Outputs))
+		for k, o := range e.Outputs {
+			outs[k] = JournalOutput{Kind: o.Kind, Hash: o.Hash, Len: o.Len}
+		}
+		cwd := e.Cwd.Raw
+		if cwd == nil {
+			cwd = []byte(e.Cwd.Display)
+		}
+		rows[i] = JournalRow{ID: e.ID, Kind: e.Kind, Session: e.Session, Principal: e.Principal, Ts: e.TS,
+			DurNs: e.DurNs, Cwd: cwd, Src: e.Src, AST: e.AST, Effects: e.Effects, Status: e.Status, OK: e.OK,
+			Opaque: e.Opaque, Outputs: outs}
+	}
+	return rows, nil
+}
+
+func (s *sqlJournal) AppendEvent(ctx context.Context, ev StoredEvent) error {
+	seq, err := s.j.AppendEvent(ctx, ev.Channel, ev.EntryID, ev.Payload, ev.Ts)
+	if err != nil {
+		return err
+	}
+	if uint64(seq) != ev.Seq {
+		// Only this kernel writes the journal, so the counters agree unless a second kernel
+		// shares the state directory.
+		s.log.Error("kernel: durable seq mismatch", "channel", ev.Channel, "memory", ev.Seq, "journal", seq)
+	}
+	return nil
+}
+
+func (s *sqlJournal) Events(ctx context.Context, channel string, since *uint64) ([]StoredEvent, error) {
+	from := int64(-1)
+	if since != nil {
+		from = int64(*since)
+	}
+	evs, err := s.j.EventsSince(ctx, channel, from, 0)
+	if err != nil {
+		return nil, err
+	}
+	type who struct{ session, principal string }
+	owners := map[int64]who{}
+	out := make([]StoredEvent, len(evs))
+	for i, e := range evs {
+		w, ok := owners[e.EntryID]
+		if !ok && e.EntryID != 0 {
+			if ent, err := s.j.Get(ctx, e.EntryID); err == nil {
+				w = who{ent.Session, ent.Principal}
+			}
+			owners[e.EntryID] = w
+		}
+		out[i] = StoredEvent{Channel: channel, Seq: uint64(e.Seq), EntryID: e.EntryID, Ts: e.TS, Payload: e.Payload,
+			Session: w.session, Principal: w.principal}
+	}
+	return out, nil
+}
+
+func (s *sqlJournal) NextSeq(ctx context.Context, channel string) (uint64, error) {
+	n, err := s.j.NextSeq(ctx, channel)
+	return uint64(n), err
+}
+
+func (s *sqlJournal) Close() error { return s.j.Close() }

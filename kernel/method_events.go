@@ -1,0 +1,64 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/shoal-sh/shoal/kernel/jsonrpc"
+	"github.com/shoal-sh/shoal/kernel/proto"
+)
+
+func (s *Server) handleEventsRead(ctx context.Context, cs *connState, a *attachment, p proto.EventsReadParams) (*proto.EventsReadResult, error) {
+	if p.Channel == "" {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: missing channel")
+	}
+	evs, err := s.bus.read(ctx, p.Channel, p.Since, p.Limit, a.viewer())
+	if err != nil {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "journal: %v", err)
+	}
+	return &proto.EventsReadResult{Channel: p.Channel, Events: evs}, nil
+}
+
+// handleEventsPublish publishes client JSON verbatim on a user.* channel of the session.
+func (s *Server) handleEventsPublish(ctx context.Context, cs *connState, a *attachment, p proto.EventsPublishParams) (*proto.EventsPublishResult, error) {
+	if !strings.HasPrefix(p.Channel, "user.") || len(p.Channel) == len("user.") {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: clients may only publish to user.* channels", map[string]string{"channel": p.Channel})
+	}
+	payload := p.Payload
+	if payload == nil {
+		payload = json.RawMessage("null")
+	}
+	ev := s.bus.publish(ctx, p.Channel, owner{principal: a.id.Principal, session: a.sess.key.name}, payload, 0)
+	return &proto.EventsPublishResult{Channel: ev.Channel, Seq: ev.Seq, Ts: ev.Ts}, nil
+}
+
+func (s *Server) handleEventsSubscribe(ctx context.Context, cs *connState, a *attachment, p proto.EventsSubscribeParams) (*proto.EventsSubscribeResult, error) {
+	if p.Channel == "" {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: missing channel")
+	}
+	cs.mu.Lock()
+	_, dup := cs.subs[p.Channel]
+	cs.mu.Unlock()
+	if !dup {
+		sub, _, err := s.bus.subscribe(ctx, cs.conn, p.Channel, p.Since, a.viewer())
+		if err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "journal: %v", err)
+		}
+		cs.mu.Lock()
+		cs.subs[p.Channel] = sub
+		cs.mu.Unlock()
+	}
+	return &proto.EventsSubscribeResult{Channel: p.Channel, Subscribed: true}, nil
+}
+
+func (s *Server) handleEventsUnsubscribe(ctx context.Context, cs *connState, a *attachment, p proto.EventsUnsubscribeParams) (*proto.EventsSubscribeResult, error) {
+	cs.mu.Lock()
+	sub := cs.subs[p.Channel]
+	delete(cs.subs, p.Channel)
+	cs.mu.Unlock()
+	if sub != nil {
+		s.bus.unsubscribe(sub)
+	}
+	return &proto.EventsSubscribeResult{Channel: p.Channel, Subscribed: false}, nil
+}

@@ -1,0 +1,274 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/shoal-sh/shoal/kernel/jsonrpc"
+	"github.com/shoal-sh/shoal/kernel/proto"
+	"github.com/shoal-sh/shoal/lang/diag"
+	"github.com/shoal-sh/shoal/lang/eval"
+	"github.com/shoal-sh/shoal/lang/value"
+)
+
+// execReply is a finished exec: the reply, and what the task state rule needs to know.
+type execReply struct {
+	res    *proto.ExecResult
+	failed bool   // the value was an outcome with ok:false
+	signal string // that outcome's signal, if any
+}
+
+// handleExec serves exec (AGENT-SURFACE §2.5.3). Synchronous execs queue behind the session's
+// running evaluation; async and timeout_ms execs become tasks and never block submission.
+func (s *Server) handleExec(ctx context.Context, cs *connState, a *attachment, p proto.ExecParams) (any, error) {
+	if p.Src == nil {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: missing src")
+	}
+	switch p.Mode {
+	case "", proto.ModeRun:
+	case proto.ModePlan:
+		return nil, errPlansUnavailable(p.Mode)
+	case proto.ModeApproved:
+		if p.PlanRef == "" {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: mode approved needs plan_ref")
+		}
+		return nil, errPlansUnavailable(p.Mode)
+	default:
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: mode must be run, plan or approved", map[string]string{"mode": p.Mode})
+	}
+	pos := eval.Stmt
+	switch p.Position {
+	case "", proto.PositionStmt:
+	case proto.PositionValue:
+		pos = eval.Value
+	default:
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: position must be stmt or value", map[string]string{"position": p.Position})
+	}
+	src, b := *p.Src, budgetFor(p.Elide)
+	if p.Async || p.Background || p.TimeoutMs != nil {
+		return s.execTask(ctx, cs, a, src, pos, b, p)
+	}
+	var (
+		rep  *execReply
+		rerr *jsonrpc.Error
+		done = make(chan struct{})
+	)
+	a.sess.submit(&job{ctx: ctx, run: func(ctx context.Context) {
+		defer close(done)
+		rep, rerr = s.execOnce(ctx, cs, a, src, pos, b)
+	}})
+	<-done // the job sees ctx too, so a vanished client's exec ends promptly
+	if rerr != nil {
+		return nil, rerr
+	}
+	return rep.res, nil
+}
+
+// execTask runs the exec as task:N and answers with the handle (async), or after waiting up
+// to timeout_ms with the result or the handle; the task is never killed by the wait.
+func (s *Server) execTask(ctx context.Context, cs *connState, a *attachment, src string, pos eval.Position, b budget, p proto.ExecParams) (any, error) {
+	t := s.newTask(a.sess)
+	own := owner{principal: a.id.Principal, session: a.sess.key.name}
+	s.bus.publish(ctx, t.events(), own, EncodeWire(value.Str("started")), 0)
+	a.sess.submit(&job{ctx: t.ctx, task: t, run: func(ctx context.Context) {
+		if !t.begin(s.opts.now().UnixNano()) {
+			s.publishTaskEnd(t, own)
+			return
+		}
+		rep, rerr := s.execOnce(ctx, cs, a, src, pos, b)
+		t.finish(rep, rerr)
+		s.publishTaskEnd(t, own)
+	}})
+	handle := proto.TaskHandle{Task: t.ref(), Events: t.events()}
+	if p.TimeoutMs == nil {
+		return handle, nil
+	}
+	timer := time.NewTimer(time.Duration(max(*p.TimeoutMs, 0)) * time.Millisecond)
+	defer timer.Stop()
+	select {
+	case <-t.done:
+		t.mu.Lock()
+		rep, rerr := t.reply, t.rpcErr
+		t.mu.Unlock()
+		if rerr != nil {
+			return nil, rerr
+		}
+		return rep.res, nil
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	handle.TimedOut = true
+	return handle, nil
+}
+
+func (s *Server) publishTaskEnd(t *task, own owner) {
+	rec := t.record()
+	var ref value.Value = value.Null{}
+	if rec.ResultRef != nil {
+		ref = value.Str(*rec.ResultRef)
+	}
+	payload := value.NewRecord([]string{"state", "ref"}, []value.Value{value.Str(rec.State), ref})
+	s.bus.publish(s.ctx, t.events(), own, EncodeWire(payload), 0)
+}
+
+// execOnce is one evaluation on the session worker: parse, journal row, run, store out:N,
+// finish the row with outputs, publish, reply.
+func (s *Server) execOnce(ctx context.Context, cs *connState, a *attachment, src string, pos eval.Position, b budget) (*execReply, *jsonrpc.Error) {
+	ss := a.sess
+	start := s.opts.now()
+	prog, err := ss.ev.Parse(src, false)
+	if err != nil {
+		return nil, parseError(err)
+	}
+	ast := s.marshalAST(prog)
+	cwd, env := ss.ev.Cwd(), ss.ev.Environ()
+	id, err := s.journal.Begin(ctx, JournalStart{Kind: "exec", Session: ss.key.name, Principal: a.id.Principal,
+		Src: src, AST: ast, Cwd: []byte(cwd), EnvHash: envHash(env), StartedNs: start.UnixNano()})
+	if err != nil {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "journal: %v", err)
+	}
+	v, runErr := ss.ev.Run(ctx, prog, pos)
+	ss.snapshot()
+	dur := s.opts.now().Sub(start)
+
+	var raised *diag.Error
+	stored := v
+	if runErr != nil {
+		raised = asDiag(ctx, runErr)
+		stored = &value.ErrorVal{Err: raised}
+	}
+	if stored == nil {
+		stored = value.Null{}
+	}
+	n := ss.store(stored)
+	cs.setIt(ss, n)
+	ref, uri := "out:"+strconv.Itoa(n), "shoal://out/"+strconv.Itoa(n)
+
+	fin := JournalFinish{DurNs: dur.Nanoseconds(), OK: true}
+	rep := &execReply{}
+	zero := 0
+	switch x := stored.(type) {
+	case *value.Outcome:
+		fin.Status, fin.OK = x.Status, x.OK
+		rep.failed, rep.signal = !x.OK, x.Signal
+	case *value.ErrorVal:
+		fin.Status, fin.OK = raised.Status, false
+	default:
+		fin.Status = &zero
+	}
+	render := renderBlock(stored)
+	s.recordOutputs(ctx, &fin, stored, render)
+	if err := s.journal.Finish(ctx, id, fin); err != nil {
+		s.log.Error("kernel: journal finish", "entry", id, "error", err)
+	}
+	s.announce(ctx, a, id, src, n, ref, stored, fin.OK, render)
+
+	if raised != nil {
+		return nil, raisedError(raised, ref, uri)
+	}
+	bounded := boundRender(render, a.tty, uri)
+	ms := dur.Milliseconds()
+	rep.res = &proto.ExecResult{Ref: ref, URI: uri, Value: elide(stored, uri, b), Render: &bounded, ElapsedMs: &ms}
+	return rep, nil
+}
+
+// recordOutputs stores the value (full wire JSON), the render when non-empty, and an outcome's
+// stdout and non-empty stderr. A failed store is logged: the exec itself succeeded.
+func (s *Server) recordOutputs(ctx context.Context, fin *JournalFinish, v value.Value, render string) {
+	put := func(kind string, data []byte) {
+		o, err := s.journal.PutOutput(ctx, kind, data)
+		if err != nil {
+			s.log.Error("kernel: store output", "kind", kind, "error", err)
+			return
+		}
+		fin.Outputs = append(fin.Outputs, o)
+	}
+	put("value", EncodeWire(v))
+	if render != "" {
+		put("render", []byte(render))
+	}
+	if o, ok := v.(*value.Outcome); ok {
+		put("stdout", o.Stdout)
+		if len(o.Stderr) > 0 {
+			put("stderr", o.Stderr)
+		}
+	}
+}
+
+// announce publishes the journal, transcript and render events of a finished exec.
+func (s *Server) announce(ctx context.Context, a *attachment, entryID int64, src string, n int, ref string, v value.Value, ok bool, render string) {
+	own := owner{principal: a.id.Principal, session: a.sess.key.name}
+	jp := value.NewRecord([]string{"entry_id", "head", "ok", "principal"},
+		[]value.Value{value.Int(entryID), value.Str(headOf(src)), value.Bool(ok), value.Str(a.id.Principal)})
+	s.bus.publish(ctx, proto.ChannelJournal, own, EncodeWire(jp), entryID)
+
+	var sb value.RecordBuilder
+	sb.Add("type", value.Str(value.TypeName(v)))
+	switch x := v.(type) {
+	case *value.Outcome:
+		sb.Add("ok", value.Bool(x.OK))
+		sb.Add("cmd", value.Str(x.Cmd))
+	case *value.Table:
+		sb.Add("n", value.Int(len(x.Rows)))
+	case *value.List:
+		sb.Add("n", value.Int(len(x.Items)))
+	}
+	tp := value.NewRecord([]string{"n", "ref", "summary"}, []value.Value{value.Int(n), value.Str(ref), sb.Record()})
+	s.bus.publish(ctx, proto.ChannelTranscript, own, EncodeWire(tp), entryID)
+
+	rp := value.NewRecord([]string{"ref", "render"}, []value.Value{value.Str(ref), value.Str(BoundText(stripANSI(render), "shoal://out/"+strconv.Itoa(n)))})
+	s.bus.publish(ctx, proto.ChannelRender, own, EncodeWire(rp), 0)
+}
+
+// asDiag turns any evaluation failure into a language error value.
+func asDiag(ctx context.Context, err error) *diag.Error {
+	if d := diag.As(err); d != nil {
+		return d
+	}
+	var exit *eval.ExitError
+	if errors.As(err, &exit) {
+		st := exit.Code
+		return &diag.Error{Code: diag.Custom, Msg: "exit " + strconv.Itoa(st), Status: &st}
+	}
+	if ctx.Err() != nil {
+		return diag.New(diag.Cancelled, "cancelled")
+	}
+	return diag.New(diag.IOError, "%v", err)
+}
+
+func parseError(err error) *jsonrpc.Error {
+	d := diag.As(err)
+	if d == nil {
+		return jsonrpc.NewError(proto.CodeParseError, err.Error(), proto.ParseErrorData{})
+	}
+	return jsonrpc.NewError(proto.CodeParseError, d.Msg, proto.ParseErrorData{Span: proto.Span{Start: d.Span.Start, End: d.Span.End}, Hint: d.Hint})
+}
+
+func raisedError(d *diag.Error, ref, uri string) *jsonrpc.Error {
+	data := proto.RaisedData{Code: d.Code, Hint: d.Hint, Status: d.Status, Ref: ref, URI: uri}
+	if !d.Span.IsZero() {
+		data.Span = &proto.Span{Start: d.Span.Start, End: d.Span.End}
+	}
+	if d.Stderr != nil {
+		data.Stderr = *d.Stderr
+	}
+	return jsonrpc.NewError(proto.CodeRaised, d.Msg, data)
+}
+
+// raisedRef extracts the stored ref of a RAISED error, for the task record.
+func raisedRef(e *jsonrpc.Error) string {
+	if e.Code != proto.CodeRaised || e.Data == nil {
+		return ""
+	}
+	var d proto.RaisedData
+	if jsonUnmarshal(e.Data, &d) != nil {
+		return ""
+	}
+	return d.Ref
+}
+
+func errPlansUnavailable(mode string) *jsonrpc.Error {
+	return jsonrpc.NewError(proto.CodeLeashDenied, "plans are unavailable: this kernel has no effect derivation yet", map[string]string{"mode": mode})
+}

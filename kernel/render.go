@@ -1,0 +1,64 @@
+package kernel
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/shoal-sh/shoal/kernel/proto"
+	"github.com/shoal-sh/shoal/lang/value"
+)
+
+// renderBlock is the human rendering of a value in a reply. Null renders as the empty string
+// (nothing to show), like a REPL that prints nothing for null.
+func renderBlock(v value.Value) string {
+	if v == nil || v.Kind() == value.KNull {
+		return ""
+	}
+	return value.RenderInline(v)
+}
+
+// ansiRE matches CSI and OSC escape sequences and lone ESC-prefixed two-byte sequences.
+var ansiRE = regexp.MustCompile(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]`)
+
+// stripANSI removes terminal escapes for clients without a tty.
+func stripANSI(s string) string {
+	if !strings.Contains(s, "\x1b") {
+		return s
+	}
+	return ansiRE.ReplaceAllString(s, "")
+}
+
+// boundRender applies AGENT-SURFACE §2.9: ANSI stripped unless tty, and a render over 64 KiB
+// keeps whole leading lines within 65536−96 bytes (a hard cut when the first line alone is too
+// long) followed by "…(<N> more lines, fetch via <uri>)".
+func boundRender(s string, tty bool, uri string) string {
+	if !tty {
+		s = stripANSI(s)
+	}
+	return BoundText(s, uri)
+}
+
+// BoundText bounds s to the render cap; the MCP facade uses the same rule for tool text.
+func BoundText(s, uri string) string {
+	if len(s) <= proto.RenderCap {
+		return s
+	}
+	limit := proto.RenderCap - 96
+	cut := strings.LastIndexByte(s[:limit+1], '\n')
+	if cut <= 0 {
+		cut = limit
+		for cut > 0 && !isRuneStart(s[cut]) {
+			cut--
+		}
+	}
+	kept := s[:cut]
+	rest := strings.TrimPrefix(s[cut:], "\n")
+	more := strings.Count(rest, "\n") + 1
+	if strings.HasSuffix(rest, "\n") {
+		more--
+	}
+	return kept + "\n…(" + strconv.Itoa(more) + " more lines, fetch via " + uri + ")"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

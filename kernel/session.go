@@ -1,0 +1,233 @@
+package kernel
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/shoal-sh/shoal/kernel/jsonrpc"
+	"github.com/shoal-sh/shoal/kernel/proto"
+	"github.com/shoal-sh/shoal/lang/eval"
+	"github.com/shoal-sh/shoal/lang/value"
+	"github.com/zeebo/blake3"
+)
+
+// sessKey identifies a session: the same name under two principals is two sessions.
+type sessKey struct{ principal, name string }
+
+// session is one evaluator with its transcript and work queue. Evaluations run one at a time
+// in submission order on a worker goroutine that exists only while there is work.
+type session struct {
+	srv *Server
+	key sessKey
+	ev  Evaluator
+	cur atomic.Pointer[task] // the task whose job is running, for process tracking and output
+
+	mu      sync.Mutex
+	outs    []value.Value // out:N is outs[N-1]; raised errors are stored as *value.ErrorVal
+	queue   []*job
+	running bool
+	cwd     string   // snapshot at the last statement boundary
+	env     []string // likewise
+	tasks   []*task
+}
+
+// job is one queued evaluation.
+type job struct {
+	ctx  context.Context
+	task *task // nil for a synchronous exec
+	run  func(ctx context.Context)
+}
+
+// session returns the session for key, creating it (cheaply: an evaluator, no goroutine).
+func (s *Server) session(key sessKey) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss := s.sessions[key]; ss != nil {
+		return ss
+	}
+	ss := &session{srv: s, key: key, cwd: s.opts.Cwd, env: slices.Clone(s.opts.Env)}
+	sink := &taskSink{sess: ss}
+	ss.ev = s.opts.newEvaluator(&eval.Options{
+		Cwd:    s.opts.Cwd,
+		Env:    slices.Clone(s.opts.Env),
+		Stdout: sink,
+		Stderr: sink,
+		Host: &eval.Host{
+			WrapCmd: ss.wrapCmd,
+			OnSpawn: ss.onSpawn,
+			OnExit:  ss.onExit,
+			Now:     s.opts.Now,
+			Content: s.content,
+		},
+	})
+	s.sessions[key] = ss
+	return ss
+}
+
+// submit queues j; it never blocks.
+func (ss *session) submit(j *job) {
+	ss.mu.Lock()
+	ss.queue = append(ss.queue, j)
+	start := !ss.running
+	ss.running = true
+	ss.mu.Unlock()
+	if start {
+		go ss.work()
+	}
+}
+
+func (ss *session) work() {
+	for {
+		ss.mu.Lock()
+		if len(ss.queue) == 0 {
+			ss.running = false
+			ss.mu.Unlock()
+			return
+		}
+		j := ss.queue[0]
+		ss.queue[0] = nil
+		ss.queue = ss.queue[1:]
+		ss.mu.Unlock()
+		ss.runJob(j)
+	}
+}
+
+// runJob runs one job, recovering a panic so one bad evaluation never kills the worker.
+func (ss *session) runJob(j *job) {
+	if j.task != nil {
+		ss.cur.Store(j.task)
+		defer ss.cur.Store(nil)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			ss.srv.log.Error("kernel: evaluation panic", "session", ss.key.name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			if j.task != nil {
+				j.task.finish(nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: evaluation panicked"))
+			}
+		}
+	}()
+	j.run(j.ctx)
+}
+
+// snapshot records cwd and env after an evaluation, for readers that must not wait.
+func (ss *session) snapshot() {
+	cwd, env := ss.ev.Cwd(), ss.ev.Environ()
+	ss.mu.Lock()
+	ss.cwd, ss.env = cwd, env
+	ss.mu.Unlock()
+}
+
+func (ss *session) cwdEnv() (string, []string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.cwd, ss.env
+}
+
+// store appends v to the transcript and returns its N.
+func (ss *session) store(v value.Value) int {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.outs = append(ss.outs, v)
+	return len(ss.outs)
+}
+
+// out returns out:N.
+func (ss *session) out(n int) (value.Value, bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if n < 1 || n > len(ss.outs) {
+		return nil, false
+	}
+	return ss.outs[n-1], true
+}
+
+// taskOf finds the task a context belongs to.
+type taskKey struct{}
+
+func taskFrom(ctx context.Context) *task {
+	t, _ := ctx.Value(taskKey{}).(*task)
+	return t
+}
+
+func (ss *session) onSpawn(ctx context.Context, pid int) {
+	if t := taskFrom(ctx); t != nil {
+		t.addPid(pid)
+	}
+}
+
+func (ss *session) onExit(ctx context.Context, pid int) {
+	if t := taskFrom(ctx); t != nil {
+		t.removePid(pid)
+	}
+}
+
+// wrapCmd tees a task's process output into its output ring. Pipes between processes
+// (*os.File) are left alone: only what the evaluator itself collects is task output.
+func (ss *session) wrapCmd(ctx context.Context, cmd *exec.Cmd) error {
+	t := taskFrom(ctx)
+	if t == nil {
+		return nil
+	}
+	if cmd.Stdout != nil && !isFile(cmd.Stdout) {
+		cmd.Stdout = teeWriter{cmd.Stdout, t.output}
+	}
+	if cmd.Stderr != nil && !isFile(cmd.Stderr) {
+		cmd.Stderr = teeWriter{cmd.Stderr, t.output}
+	}
+	return nil
+}
+
+// content serves val:blake3 references to the evaluator from the CAS.
+func (s *Server) content(ctx context.Context, hash string) ([]byte, error) {
+	return s.journal.Blob(ctx, strings.TrimPrefix(hash, "val:blake3:"))
+}
+
+// envHash is hex BLAKE3 of the sorted NAME=VALUE\0 pairs.
+func envHash(env []string) string {
+	sorted := slices.Clone(env)
+	slices.Sort(sorted)
+	h := blake3.New()
+	for _, kv := range sorted {
+		h.Write([]byte(kv))
+		h.Write([]byte{0})
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// pruneTasks evicts finished tasks older than an hour or beyond 256 per session.
+func (ss *session) pruneTasks(now time.Time) {
+	ss.mu.Lock()
+	var keep, gone []*task
+	finished := 0
+	for i := len(ss.tasks) - 1; i >= 0; i-- {
+		t := ss.tasks[i]
+		fin, at := t.finishedAt()
+		if fin {
+			finished++
+			if finished > 256 || now.Sub(at) > time.Hour {
+				gone = append(gone, t)
+				continue
+			}
+		}
+		keep = append(keep, t)
+	}
+	slices.Reverse(keep)
+	ss.tasks = keep
+	ss.mu.Unlock()
+	if len(gone) > 0 {
+		ss.srv.mu.Lock()
+		for _, t := range gone {
+			delete(ss.srv.tasks, t.id)
+		}
+		ss.srv.mu.Unlock()
+	}
+}
+
+var _ = proto.TaskQueued
