@@ -31,6 +31,9 @@ const (
 	// exitSettle is how long the reaper lets the last output reach the screen before
 	// reporting the exit, so a read that sees alive=false also sees the final output.
 	exitSettle = 250 * time.Millisecond
+	// recheckInterval is the shortest time between two looks at the screen while a
+	// Read waits.
+	recheckInterval = 2 * time.Millisecond
 	// eventInterval spaces change events: at most ten a second.
 	eventInterval = 100 * time.Millisecond
 )
@@ -365,12 +368,28 @@ func (p *PTY) Read(ctx context.Context, opts ReadOptions) (Screen, error) {
 		}
 		wake := p.wake
 		p.mu.Unlock()
+		checked := time.Now()
 		select {
 		case <-wake:
 		case <-timeout:
 			timedOut = true
 		case <-ctx.Done():
 			return Screen{}, ctx.Err()
+		}
+		// A program that writes a line at a time wakes us for every few bytes, and
+		// a snapshot costs tens of microseconds: look at the screen at most once per
+		// recheckInterval, like a terminal's frame rate, and let output accumulate.
+		if rest := recheckInterval - time.Since(checked); rest > 0 && !timedOut {
+			t := time.NewTimer(rest)
+			select {
+			case <-t.C:
+			case <-timeout:
+				timedOut = true
+			case <-ctx.Done():
+				t.Stop()
+				return Screen{}, ctx.Err()
+			}
+			t.Stop()
 		}
 	}
 }

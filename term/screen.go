@@ -42,18 +42,31 @@ type snapshot struct {
 type vtEmulator struct {
 	e         *vt.Emulator
 	appCursor bool
+
+	// Scroll elision state (see elide.go).
+	elide     bool
+	track     tracker
+	margins   [2]bool // DECSTBM margins set on the main [0] / alt [1] screen
+	lrMargins bool    // left/right margins were enabled at some point
+
+	logf   func(format string, args ...any) // nil: discard
+	panics int                              // vt panics recovered, for tests
+	elided int                              // chunks shortened, for tests
 }
 
 func newVTEmulator(cols, rows int) *vtEmulator {
-	v := &vtEmulator{e: vt.NewEmulator(cols, rows)}
+	v := &vtEmulator{e: vt.NewEmulator(cols, rows), elide: true}
 	// Zero scrollback is the contract; vt ignores 0, and 1 line costs nothing.
 	v.e.SetScrollbackSize(1)
 	// vt keeps DECCKM private, but reports mode changes synchronously inside Write,
 	// which already runs under the PTY's mutex, so a plain field is enough.
 	v.e.SetCallbacks(vt.Callbacks{
 		EnableMode: func(m ansi.Mode) {
-			if m == ansi.ModeCursorKeys {
+			switch m {
+			case ansi.ModeCursorKeys:
 				v.appCursor = true
+			case ansi.ModeLeftRightMargin:
+				v.lrMargins = true
 			}
 		},
 		DisableMode: func(m ansi.Mode) {
@@ -62,16 +75,81 @@ func newVTEmulator(cols, rows int) *vtEmulator {
 			}
 		},
 	})
+	// Registered after vt's own DECSTBM handler, so called first; returning false
+	// lets vt's run. It mirrors vt's validation to know whether margins are now set.
+	v.e.RegisterCsiHandler('r', func(params ansi.Params) bool {
+		top, _, _ := params.Param(0, 1)
+		top = max(top, 1)
+		h := v.e.Height()
+		bottom, _, _ := params.Param(1, h)
+		if bottom < 1 {
+			bottom = h
+		}
+		if bottom > h {
+			// vt keeps a bottom margin below the screen and later indexes past its
+			// rows (SD/IL panic). Ignore such a request rather than crash.
+			return true
+		}
+		if top < bottom {
+			v.margins[v.screenIndex()] = top > 1 || bottom < h
+		}
+		return false
+	})
 	return v
 }
 
+func (v *vtEmulator) screenIndex() int {
+	if v.e.IsAltScreen() {
+		return 1
+	}
+	return 0
+}
+
 func (v *vtEmulator) Write(p []byte) {
+	rows := v.e.Height()
+	start, end, ok := v.track.elideCut(p, rows)
+	if !ok || !v.elide {
+		v.write(p)
+		return
+	}
+	v.write(p[:start])
+	// The head may have set margins or switched screens: decide after it ran.
+	if v.lrMargins || v.margins[v.screenIndex()] {
+		v.write(p[start:])
+		return
+	}
+	v.elided++
+	v.write(bottomLeft(rows))
+	v.write(p[end:])
+}
+
+func (v *vtEmulator) write(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	defer v.recoverPanic("write")
 	// Write only fails once the emulator is closed, and we never close it: the reply
 	// stream is ended through its pipe instead (see CloseReplies).
 	_, _ = v.e.Write(p)
 }
 
-func (v *vtEmulator) Resize(cols, rows int) { v.e.Resize(cols, rows) }
+// recoverPanic keeps a vt bug triggered by a program's output from taking the whole
+// process down: the rest of that chunk is lost and the screen may be off until the
+// program redraws, which is logged.
+func (v *vtEmulator) recoverPanic(op string) {
+	if r := recover(); r != nil {
+		v.panics++
+		if v.logf != nil {
+			v.logf("term: vt emulator panicked in %s (output dropped): %v", op, r)
+		}
+	}
+}
+
+func (v *vtEmulator) Resize(cols, rows int) {
+	defer v.recoverPanic("resize")
+	v.margins = [2]bool{} // vt resets both screens' regions on resize
+	v.e.Resize(cols, rows)
+}
 
 func (v *vtEmulator) AppCursor() bool { return v.appCursor }
 
