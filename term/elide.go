@@ -31,14 +31,14 @@ import (
 type parseState uint8
 
 const (
-	stGround parseState = iota
-	stEscape            // after ESC
-	stEscInter          // ESC followed by intermediates
-	stCSI               // inside a control sequence
-	stOSC               // inside an OSC string (BEL or ST ends it)
-	stString            // inside a DCS, SOS, PM or APC string (ST ends it)
-	stStringEsc         // ESC inside a string: ST if a backslash follows
-	stUnknown           // lost track; sticky
+	stGround    parseState = iota
+	stEscape               // after ESC
+	stEscInter             // ESC followed by intermediates
+	stCSI                  // inside a control sequence
+	stOSC                  // inside an OSC string (BEL or ST ends it)
+	stString               // inside a DCS, SOS, PM or APC string (ST ends it)
+	stStringEsc            // ESC inside a string: ST if a backslash follows
+	stUnknown              // lost track; sticky
 )
 
 type tracker struct {

@@ -11,7 +11,7 @@ import (
 // in every shape the elision looks at, and the sequences that could break it.
 var segments = []string{
 	"hello world\r\n", "x\r\n", "\r\n", "a\tb\tc\r\n", "abc\bd\r\n", "bare lf\n", "no newline",
-	strings.Repeat("long-", 40) + "\r\n", // wraps at 80 columns
+	strings.Repeat("long-", 40) + "\r\n",               // wraps at 80 columns
 	"\x1b[31m", "\x1b[0m", "\x1b[44m", "\x1b[1;32;45m", // pen, including the background of scrolled-in rows
 	"\x1b[5;10H", "\x1b[A", "\x1b[2J", "\x1b[K", "\x1b[H", "\x1b[24;1H",
 	"\x1b[3;10r", "\x1b[r", "\x1b[1;24r", "\x1b[2;30r", "\x1b[20;5r", // margins, valid and not
