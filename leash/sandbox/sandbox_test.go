@@ -336,3 +336,22 @@ func TestHelperBadInput(t *testing.T) {
 		}
 	}
 }
+
+func TestCapsEnforced(t *testing.T) {
+	t.Parallel()
+	fs := leash.Spec{FS: true, Read: []string{"/usr"}}
+	if New(&Options{DisableLandlock: true}).CapsEnforced(fs) {
+		t.Error("tier B reports caps_enforced")
+	}
+	s := New(nil)
+	if s.CapsEnforced(leash.Spec{}) {
+		t.Error("permissive spec reports caps_enforced")
+	}
+	if s.ABI() > 0 && !s.CapsEnforced(fs) {
+		t.Error("enforced fs spec not reported")
+	}
+	e := Status{FilesystemEnforced: true, NetworkEnforced: NetPorts}.Enforcement()
+	if e != (Enforcement{Filesystem: true, Network: true}) {
+		t.Errorf("Enforcement = %+v", e)
+	}
+}

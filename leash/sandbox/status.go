@@ -159,3 +159,26 @@ func (s *Sandbox) Check(spec leash.Spec) error {
 	}
 	return nil
 }
+
+// Enforcement is the caps.enforcement object of session.attach.
+type Enforcement struct {
+	Filesystem bool `json:"filesystem"`
+	Network    bool `json:"network"`
+	SpawnExec  bool `json:"spawn_exec"`
+}
+
+// Enforcement condenses the status to the three booleans attach reports.
+func (st Status) Enforcement() Enforcement {
+	return Enforcement{
+		Filesystem: st.FilesystemEnforced,
+		Network:    st.NetworkEnforced == NetPorts,
+		SpawnExec:  st.SpawnExecEnforced,
+	}
+}
+
+// CapsEnforced is session.attach's caps_enforced: true only on tier A and
+// only when the principal's policy lowers to a concrete sandbox that this
+// host enforces in full. The permissive local policy therefore gives false.
+func (s *Sandbox) CapsEnforced(spec leash.Spec) bool {
+	return s.AvailableTier() == TierA && spec.Concrete() && s.Status(spec).Enforced
+}
