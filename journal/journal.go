@@ -131,12 +131,11 @@ func (j *Journal) open() error {
 	return nil
 }
 
-// fileURI builds a SQLite URI for a filesystem path, escaping the characters URIs reserve.
+// fileURI builds a SQLite URI ("file:/a%20b/j.db") for a filesystem path, percent-escaping
+// '?', '#', '%' and spaces so they stay part of the name instead of starting parameters.
 func fileURI(path string) string {
 	u := url.URL{Scheme: "file", OmitHost: true, Path: path}
-	s := u.String()
-	// url.URL leaves '?' escaped but not all of SQLite's specials; '#' and '%' are covered too.
-	return strings.Replace(s, "file:///", "file:/", 1)
+	return u.String()
 }
 
 // migrate applies every migration newer than the database's user_version, each in its own

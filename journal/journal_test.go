@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -346,5 +347,29 @@ func TestOutputHashStoredAsRawBytes(t *testing.T) {
 	}
 	if n != 32 || typ != "blob" {
 		t.Fatalf("hash stored as %s of %d bytes", typ, n)
+	}
+}
+
+// Paths with URI-special characters must name the file they say, not a truncated one.
+func TestOpenPathWithSpecialCharacters(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "a dir?x=1#frag%20")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "journal.db")
+	j, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if _, err := j.Begin(t.Context(), ExecStart{Src: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("database not at %q: %v", path, err)
+	}
+	if got, err := j.Query(t.Context(), Filter{}); err != nil || len(got) != 1 {
+		t.Fatalf("read pool sees %d rows, %v", len(got), err)
 	}
 }

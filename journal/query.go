@@ -83,8 +83,15 @@ func (j *Journal) Query(ctx context.Context, f Filter) ([]*Entry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("journal query: %w", err)
 		}
-		// Every wanted kind must equal the kind of some stored effect. Effects are objects
-		// with a kind member; a bare string item counts as its own kind.
+		// Cheap necessary condition first: the quoted kind appears in the text (or the text
+		// has \u escapes, which could spell it differently). It spares the JSON walk below
+		// for most rows when the kind is rare.
+		for _, k := range kinds {
+			quoted, _ := json.Marshal(k)
+			add(`(instr(effects, ?) > 0 OR instr(effects, '\u') > 0)`, string(quoted))
+		}
+		// The real test: every wanted kind equals the kind of some stored effect. Effects are
+		// objects with a kind member; a bare string item counts as its own kind.
 		add(`NOT EXISTS (
 			SELECT 1 FROM json_each(?) AS want
 			WHERE NOT EXISTS (

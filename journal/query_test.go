@@ -246,6 +246,9 @@ func BenchmarkQuery100k(b *testing.B) {
 		{"principal_limit50", Filter{Principal: ptr("agent:3"), Limit: 50}, 50},
 		{"effects_limit50", Filter{Effects: []string{"fs.write"}, Limit: 50}, 50},
 		{"until_old_limit50", Filter{Until: ptr[int64](1_000_000), Limit: 50}, 50},
+		// Worst cases: no row matches, so the whole table is examined.
+		{"head_nomatch", Filter{Head: ptr("nope"), Limit: 50}, 0},
+		{"effects_nomatch", Filter{Effects: []string{"net.listen"}, Limit: 50}, 0},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
@@ -255,5 +258,23 @@ func BenchmarkQuery100k(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A kind spelled with JSON escapes is still the same kind; the substring prefilter must not
+// hide it.
+func TestQueryEffectsWithEscapes(t *testing.T) {
+	t.Parallel()
+	j, _ := openJournal(t, nil)
+	ids := seed(t, j, []seedRow{
+		{src: "a", ts: 1, ok: ptr(true), effects: `[{"kind":"fs\u005fwrite"}]`},
+		{src: "b", ts: 2, ok: ptr(true), effects: `[{"kind":"fs_read","note":"\u0041"}]`},
+	})
+	got, err := j.Query(t.Context(), Filter{Effects: []string{"fs.write"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int64{ids[0]}, idsOf(got)); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
 	}
 }
