@@ -18,13 +18,17 @@ const (
 func Durable(channel string) bool { return channel == ChannelJournal || channel == ChannelTranscript }
 
 // Event is one stored event in the wire envelope shape {channel, seq, ts, payload}. Seq is
-// dense per channel from 0. EntryID links it to the entry that caused it (0: none).
+// dense per channel from 0. EntryID links it to the entry that caused it (0: none); Session
+// and Principal are that entry's, read with the event so replay can apply event visibility
+// without a query per event ("" when there is no entry).
 type Event struct {
-	Channel string          `json:"channel"`
-	Seq     int64           `json:"seq"`
-	TS      int64           `json:"ts"`
-	Payload json.RawMessage `json:"payload"`
-	EntryID int64           `json:"-"`
+	Channel   string          `json:"channel"`
+	Seq       int64           `json:"seq"`
+	TS        int64           `json:"ts"`
+	Payload   json.RawMessage `json:"payload"`
+	EntryID   int64           `json:"-"`
+	Session   string          `json:"-"`
+	Principal string          `json:"-"`
 }
 
 // AppendEvent stores an event on a durable channel and returns its seq, the next after the
@@ -87,13 +91,15 @@ func (j *Journal) EventsSince(ctx context.Context, channel string, since int64, 
 		rows *sql.Rows
 		err  error
 	)
+	const cols = `c.seq, c.entry_id, c.ts, c.payload, e.session, e.principal`
 	if limit > 0 {
-		rows, err = j.r.QueryContext(ctx, `SELECT seq, entry_id, ts, payload FROM (
-			SELECT seq, entry_id, ts, payload FROM channel_event WHERE channel = ? AND seq > ? ORDER BY seq DESC LIMIT ?
-		) ORDER BY seq`, channel, since, limit)
+		rows, err = j.r.QueryContext(ctx, `SELECT `+cols+` FROM (
+			SELECT * FROM channel_event WHERE channel = ? AND seq > ? ORDER BY seq DESC LIMIT ?
+		) AS c LEFT JOIN entry AS e ON e.id = c.entry_id ORDER BY c.seq`, channel, since, limit)
 	} else {
-		rows, err = j.r.QueryContext(ctx, `SELECT seq, entry_id, ts, payload FROM channel_event
-			WHERE channel = ? AND seq > ? ORDER BY seq`, channel, since)
+		rows, err = j.r.QueryContext(ctx, `SELECT `+cols+` FROM channel_event AS c
+			LEFT JOIN entry AS e ON e.id = c.entry_id
+			WHERE c.channel = ? AND c.seq > ? ORDER BY c.seq`, channel, since)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("journal events %s: %w", channel, err)
@@ -104,10 +110,12 @@ func (j *Journal) EventsSince(ctx context.Context, channel string, since int64, 
 		ev := Event{Channel: channel}
 		var entry sql.NullInt64
 		var payload string
-		if err := rows.Scan(&ev.Seq, &entry, &ev.TS, &payload); err != nil {
+		var session, principal sql.NullString
+		if err := rows.Scan(&ev.Seq, &entry, &ev.TS, &payload, &session, &principal); err != nil {
 			return nil, fmt.Errorf("journal events %s: %w", channel, err)
 		}
 		ev.EntryID = entry.Int64
+		ev.Session, ev.Principal = session.String, principal.String
 		ev.Payload = json.RawMessage(payload)
 		events = append(events, ev)
 	}

@@ -98,7 +98,7 @@ func TestTranscriptEventKeptPerEntry(t *testing.T) {
 	t.Parallel()
 	j, _ := openJournal(t, nil)
 	ctx := t.Context()
-	id, _ := j.Begin(ctx, ExecStart{Src: "1 + 2"})
+	id, _ := j.Begin(ctx, ExecStart{Src: "1 + 2", Session: "work", Principal: "agent:r"})
 	payload := json.RawMessage(`{"n":1,"ref":"out:1","summary":{"type":"int"}}`)
 	seq, err := j.AppendEvent(ctx, ChannelTranscript, id, payload, 7)
 	if err != nil || seq != 0 {
@@ -109,8 +109,16 @@ func TestTranscriptEventKeptPerEntry(t *testing.T) {
 		t.Fatalf("transcript event %s %v %v", got, ok, err)
 	}
 	evs, _ := j.EventsSince(ctx, ChannelTranscript, -1, 0)
-	if len(evs) != 1 || evs[0].EntryID != id {
+	if len(evs) != 1 || evs[0].EntryID != id || evs[0].Session != "work" || evs[0].Principal != "agent:r" {
 		t.Fatalf("events %+v", evs)
+	}
+	// With a limit too, and the owner fields stay out of the wire envelope.
+	evs, _ = j.EventsSince(ctx, ChannelTranscript, -1, 5)
+	if len(evs) != 1 || evs[0].Principal != "agent:r" {
+		t.Fatalf("limited events %+v", evs)
+	}
+	if b, _ := json.Marshal(evs[0]); string(b) != `{"channel":"session.transcript","seq":0,"ts":7,"payload":{"n":1,"ref":"out:1","summary":{"type":"int"}}}` {
+		t.Fatalf("envelope %s", b)
 	}
 	if _, ok, _ := j.TranscriptEvent(ctx, id+1); ok {
 		t.Fatal("transcript event for an entry without one")
