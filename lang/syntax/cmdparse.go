@@ -156,7 +156,7 @@ func (p *parser) cmdPart(flagValue bool) CmdPart {
 		return &ExprPart{Pos: span(i, p.pos), X: x}
 	case '(':
 		p.pos = i
-		restore := p.enter(true)
+		saved := p.enter(true)
 		p.advance()
 		x := p.exprOrCommand()
 		n := p.peek()
@@ -164,7 +164,7 @@ func (p *parser) cmdPart(flagValue bool) CmdPart {
 			p.failExpected("`)`", n)
 		}
 		p.advance()
-		restore()
+		p.leave(saved)
 		return &ExprPart{Pos: span(i, p.pos), X: x}
 	case '[':
 		w := p.scanWord(i)

@@ -284,10 +284,10 @@ func (p *parser) parsePostfix() Expr {
 				return x
 			}
 			p.advance()
-			restore := p.enter(true)
+			saved := p.enter(true)
 			idx := p.parseExpr()
 			p.expect(tRBracket, "`]`")
-			restore()
+			p.leave(saved)
 			x = &Index{Pos: span(start, p.pos), X: x, Index: idx}
 		case tLParen:
 			if t.start != p.pos {
@@ -320,8 +320,8 @@ func (p *parser) trailing(args []*Arg) []*Arg {
 // (the .feed argument) an argument may be a command.
 func (p *parser) parseCallArgs(cmdArg bool) []*Arg {
 	p.expect(tLParen, "`(`")
-	restore := p.enter(true)
-	defer restore()
+	saved := p.enter(true)
+	defer p.leave(saved)
 	args := []*Arg{}
 	for {
 		t := p.peek()

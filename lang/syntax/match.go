@@ -13,7 +13,7 @@ func (p *parser) parseMatch() Expr {
 		p.failExpected("`{` to open the match arms", open)
 	}
 	p.advance()
-	restore := p.enter(false)
+	saved := p.enter(false)
 	m := &Match{Subject: subject}
 	for {
 		p.skipArmSeps()
@@ -33,7 +33,7 @@ func (p *parser) parseMatch() Expr {
 			p.failExpected("newline, `;` or `,` between match arms", a)
 		}
 	}
-	restore()
+	p.leave(saved)
 	m.S = diag.Span{Start: t.start, End: p.pos}
 	return m
 }
@@ -172,7 +172,7 @@ func (p *parser) parsePattern() Pattern {
 // parseRecordPat parses "{" [ fpat { "," fpat } [ "," ] ] "}".
 func (p *parser) parseRecordPat() Pattern {
 	t := p.advance()
-	restore := p.enter(true)
+	saved := p.enter(true)
 	rp := &RecordPat{Fields: []*FieldPat{}}
 	for p.peek().kind != tRBrace {
 		k := p.peek()
@@ -199,7 +199,7 @@ func (p *parser) parseRecordPat() Pattern {
 		}
 	}
 	p.advance()
-	restore()
+	p.leave(saved)
 	rp.S = diag.Span{Start: t.start, End: p.pos}
 	return rp
 }
@@ -207,7 +207,7 @@ func (p *parser) parseRecordPat() Pattern {
 // parseListPat parses "[" [ pattern { "," pattern } ] [ "," "..." IDENT ] "]".
 func (p *parser) parseListPat() Pattern {
 	t := p.advance()
-	restore := p.enter(true)
+	saved := p.enter(true)
 	lp := &ListPat{Elems: []Pattern{}}
 	for p.peek().kind != tRBracket {
 		e := p.peek()
@@ -232,7 +232,7 @@ func (p *parser) parseListPat() Pattern {
 		}
 	}
 	p.advance()
-	restore()
+	p.leave(saved)
 	lp.S = diag.Span{Start: t.start, End: p.pos}
 	return lp
 }

@@ -121,19 +121,24 @@ func (p *parser) failAmp(t token) {
 		"backgrounding with & is command syntax; logical and is `&&`")
 }
 
-// enter saves the context flags for a nested delimiter and sets nl; the
-// returned func restores them.
-func (p *parser) enter(nl bool) func() {
-	saved := [3]bool{p.nl, p.noTrail, p.noIdentLambda}
+// ctxFlags are the context flags a nested delimiter saves and restores.
+type ctxFlags struct{ nl, noTrail, noIdentLambda bool }
+
+// enter saves the context flags for a nested delimiter, sets nl and
+// counts the nesting depth; leave undoes it.
+func (p *parser) enter(nl bool) ctxFlags {
+	saved := ctxFlags{p.nl, p.noTrail, p.noIdentLambda}
 	p.nl, p.noTrail, p.noIdentLambda = nl, false, false
 	p.depth++
 	if p.depth > maxDepth {
 		p.fail(diag.Span{Start: p.pos, End: p.pos + 1}, "nesting too deep", "")
 	}
-	return func() {
-		p.nl, p.noTrail, p.noIdentLambda = saved[0], saved[1], saved[2]
-		p.depth--
-	}
+	return saved
+}
+
+func (p *parser) leave(saved ctxFlags) {
+	p.nl, p.noTrail, p.noIdentLambda = saved.nl, saved.noTrail, saved.noIdentLambda
+	p.depth--
 }
 
 // ---- tokens ----

@@ -116,14 +116,14 @@ func (p *parser) parseParen() Expr {
 		return p.lambdaBody(t.start, params)
 	}
 	p.advance()
-	restore := p.enter(true)
+	saved := p.enter(true)
 	x := p.exprOrCommand()
 	n := p.peek()
 	if n.kind != tRParen {
 		p.failExpected("`)`", n)
 	}
 	p.advance()
-	restore()
+	p.leave(saved)
 	return x
 }
 
@@ -138,23 +138,23 @@ func (p *parser) exprOrCommand() Expr {
 // tryLambdaParams reads "(" [ IDENT [ ":" type ] { "," … } ] ")" "=>"
 // speculatively, restoring the position when it is not a lambda.
 func (p *parser) tryLambdaParams() (params []*Param, ok bool) {
-	saved := *p
+	snapshot := *p
 	defer func() {
 		if r := recover(); r != nil {
 			if _, isBail := r.(bailout); !isBail {
 				panic(r)
 			}
-			*p = saved
+			*p = snapshot
 			params, ok = nil, false
 		}
 	}()
 	p.advance()
-	restore := p.enter(true)
+	flags := p.enter(true)
 	params = []*Param{}
 	for p.peek().kind != tRParen {
 		t := p.peek()
 		if t.kind != tIdent || isReserved(t.text) {
-			*p = saved
+			*p = snapshot
 			return nil, false
 		}
 		p.advance()
@@ -170,14 +170,14 @@ func (p *parser) tryLambdaParams() (params []*Param, ok bool) {
 			continue
 		}
 		if p.peek().kind != tRParen {
-			*p = saved
+			*p = snapshot
 			return nil, false
 		}
 	}
 	p.advance()
-	restore()
+	p.leave(flags)
 	if p.peekLine().kind != tFatArrow {
-		*p = saved
+		*p = snapshot
 		return nil, false
 	}
 	p.advance()
@@ -187,7 +187,7 @@ func (p *parser) tryLambdaParams() (params []*Param, ok bool) {
 // parseList parses "[" [ expr { "," expr } [ "," ] ] "]".
 func (p *parser) parseList() Expr {
 	t := p.advance()
-	restore := p.enter(true)
+	saved := p.enter(true)
 	l := &ListLit{Items: []Expr{}}
 	for p.peek().kind != tRBracket {
 		l.Items = append(l.Items, p.parseExpr())
@@ -201,7 +201,7 @@ func (p *parser) parseList() Expr {
 		}
 	}
 	p.advance()
-	restore()
+	p.leave(saved)
 	l.S = diag.Span{Start: t.start, End: p.pos}
 	return l
 }
@@ -253,7 +253,7 @@ func (p *parser) recordKeyAt(i int) bool {
 // parseRecord parses "{" field { "," field } [ "," ] "}".
 func (p *parser) parseRecord() Expr {
 	t := p.advance()
-	restore := p.enter(true)
+	saved := p.enter(true)
 	r := &RecordLit{Fields: []*RecordField{}}
 	for p.peek().kind != tRBrace {
 		k := p.peek()
@@ -286,7 +286,7 @@ func (p *parser) parseRecord() Expr {
 		}
 	}
 	p.advance()
-	restore()
+	p.leave(saved)
 	r.S = diag.Span{Start: t.start, End: p.pos}
 	return r
 }

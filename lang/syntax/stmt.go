@@ -273,7 +273,7 @@ func (p *parser) parseFn() Stmt {
 	start := p.advance().start
 	name := p.expectBinder()
 	p.expect(tLParen, "`(`")
-	restore := p.enter(true)
+	saved := p.enter(true)
 	p.push()
 	fd := &FnDecl{Name: name}
 	for p.peek().kind != tRParen {
@@ -316,7 +316,7 @@ func (p *parser) parseFn() Stmt {
 		}
 	}
 	p.advance()
-	restore()
+	p.leave(saved)
 	if p.peek().kind == tArrow {
 		p.advance()
 		fd.Ret = p.parseType()
@@ -434,11 +434,11 @@ func (p *parser) parseBlock() *Block {
 		p.failExpected("`{`", t)
 	}
 	p.pos = t.end
-	restore := p.enter(false)
+	saved := p.enter(false)
 	p.push()
 	stmts := p.parseStmts(true)
 	p.pop()
-	restore()
+	p.leave(saved)
 	p.pos++ // the `}` parseStmts stopped at
 	return &Block{Pos: span(t.start, p.pos), Stmts: stmts}
 }
