@@ -23,7 +23,9 @@ func RenderInline(v Value) string {
 	case Int:
 		return strconv.FormatInt(int64(x), 10)
 	}
-	return string(AppendInline(nil, v))
+	// Most renderings fit in 64 bytes; sizing the buffer once saves the
+	// doubling reallocations of a record or list.
+	return string(AppendInline(make([]byte, 0, 64), v))
 }
 
 // Display returns the text echo and string interpolation use: strings and

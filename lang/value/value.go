@@ -10,6 +10,7 @@ package value
 import (
 	"context"
 	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/shoal-sh/shoal/lang/diag"
@@ -57,7 +58,14 @@ var kindNames = [...]string{"null", "bool", "int", "float", "str", "path", "glob
 	"duration", "datetime", "time", "bytes", "list", "record", "table", "range", "stream", "error",
 	"outcome", "task", "closure", "command", "secret"}
 
-func (k Kind) String() string { return kindNames[k] }
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	// An out-of-range kind is a bug elsewhere; naming it beats a panic
+	// inside an error message.
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
 
 // KindByName maps a type_name back to its kind.
 func KindByName(name string) (Kind, bool) {
