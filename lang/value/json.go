@@ -293,7 +293,20 @@ func jsonError(err error) error {
 }
 
 type jsonDecoder struct {
-	dec *json.Decoder
+	dec   *json.Decoder
+	depth int
+}
+
+// maxJSONDepth bounds nesting: the decoder recurses per level, and a
+// document of a million '[' must be an arg_error, not a stack overflow.
+const maxJSONDepth = 10000
+
+func (d *jsonDecoder) enter() error {
+	d.depth++
+	if d.depth > maxJSONDepth {
+		return diag.New(diag.ArgError, "invalid JSON: nesting deeper than %d levels", maxJSONDepth)
+	}
+	return nil
 }
 
 func (d *jsonDecoder) value() (Value, error) {
@@ -344,6 +357,10 @@ func NumberFromText(s string) (Value, error) {
 // object reads the members of an object whose '{' was consumed. When
 // prev is given and the keys match it exactly, the record shares prev.
 func (d *jsonDecoder) object(prev *Shape) (*Record, error) {
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { d.depth-- }()
 	var keys []string
 	var vals []Value
 	var index map[string]int // only for wide objects, to stay linear
@@ -395,6 +412,10 @@ func (d *jsonDecoder) object(prev *Shape) (*Record, error) {
 }
 
 func (d *jsonDecoder) array() (Value, error) {
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { d.depth-- }()
 	var items []Value
 	allRecords := true
 	var shape *Shape

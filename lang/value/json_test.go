@@ -2,6 +2,7 @@ package value
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,6 +101,18 @@ func TestFromJSON(t *testing.T) {
 		if _, err := FromJSON([]byte(bad)); diag.CodeOf(err) != diag.ArgError {
 			t.Errorf("FromJSON(%q) error = %v, want arg_error", bad, err)
 		}
+	}
+}
+
+func TestFromJSONDeepNesting(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat("[", 200_000)
+	if _, err := FromJSON([]byte(deep)); diag.CodeOf(err) != diag.ArgError {
+		t.Errorf("deep nesting error = %v, want arg_error", err)
+	}
+	ok := strings.Repeat("[", 100) + strings.Repeat("]", 100)
+	if _, err := FromJSON([]byte(ok)); err != nil {
+		t.Errorf("100 levels: %v", err)
 	}
 }
 
