@@ -140,3 +140,22 @@ func FuzzUnmarshalProgram(f *testing.F) {
 		}
 	})
 }
+
+// TestDocsExample pins the example in docs/ast.md.
+func TestDocsExample(t *testing.T) {
+	t.Parallel()
+	prog, err := Parse("let n = 2kb", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := MarshalProgram(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"Program","ast_version":2,"span":{"start":0,"end":11},"src":"let n = 2kb","stmts":[` +
+		`{"type":"Let","span":{"start":0,"end":11},"mutable":false,"name":"n","annotation":null,` +
+		`"value":{"type":"SizeLit","span":{"start":8,"end":11},"bytes":2000}}]}`
+	if string(data) != want {
+		t.Errorf("MarshalProgram:\n%s\nwant:\n%s", data, want)
+	}
+}
