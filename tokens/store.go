@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,11 +53,15 @@ type Store struct {
 	v    *Verifier
 }
 
-// Open opens the store at path, creating it with a fresh random key when it
-// does not exist, and forces its mode to 0600.
+// Open opens the store at path, creating it (and its directory, mode 0700)
+// with a fresh random key when it does not exist, and forces its mode to
+// 0600.
 func Open(path string, opts *Options) (*Store, error) {
 	s := &Store{path: path, opts: opts, v: NewVerifier(path, opts)}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("open token store: %w", err)
+		}
 		err := s.update(func(*parsed) error { return nil })
 		if err != nil {
 			return nil, err
@@ -104,7 +109,7 @@ func (s *Store) Create(principal, profile string, caps []string, ttl *time.Durat
 			Digest:    hex.EncodeToString(d[:]),
 		}
 		if ttl != nil {
-			exp := now + int64(*ttl)
+			exp := addSaturating(now, int64(*ttl))
 			tok.ExpiresNs = &exp
 		}
 		for _, t := range p.tokens {
@@ -267,4 +272,17 @@ func writeAtomic(path string, b []byte) error {
 		d.Close()
 	}
 	return nil
+}
+
+// addSaturating adds without wrapping, so a huge --ttl means "far future"
+// rather than a negative, already-expired time.
+func addSaturating(a, b int64) int64 {
+	c := a + b
+	switch {
+	case b > 0 && c < a:
+		return math.MaxInt64
+	case b < 0 && c > a:
+		return math.MinInt64
+	}
+	return c
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -373,5 +374,33 @@ func TestRandomFailure(t *testing.T) {
 	}
 	if _, err := os.Stat(path); err == nil {
 		t.Error("store written without a key")
+	}
+}
+
+func TestOpenCreatesDirectory(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state", "shoal", "tokens.json")
+	if _, err := Open(path, nil); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Dir(path))
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("state dir: %v %v", err, fi)
+	}
+}
+
+func TestHugeTTL(t *testing.T) {
+	t.Parallel()
+	s := newStore(t, nil)
+	ttl := time.Duration(math.MaxInt64)
+	secret, tok, err := s.Create("agent:a", "p", nil, &ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *tok.ExpiresNs != math.MaxInt64 {
+		t.Errorf("expires_ns = %d, want saturation", *tok.ExpiresNs)
+	}
+	if _, err := s.Verify(secret); err != nil {
+		t.Errorf("far-future token rejected: %v", err)
 	}
 }
