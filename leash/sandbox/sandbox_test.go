@@ -355,3 +355,56 @@ func TestCapsEnforced(t *testing.T) {
 		t.Errorf("Enforcement = %+v", e)
 	}
 }
+
+// TestStatusByABI covers hosts older than this one by setting the probed
+// ABI directly.
+func TestStatusByABI(t *testing.T) {
+	t.Parallel()
+	net := leash.Spec{RestrictConnect: true, ConnectPorts: []int{443}}
+	fs := leash.Spec{FS: true, Read: []string{"/usr"}}
+	for abi := 0; abi <= 7; abi++ {
+		s := &Sandbox{abi: abi}
+		st := s.Status(net)
+		wantNet := abi >= 4
+		if (st.NetworkEnforced == NetPorts) != wantNet || st.Enforced != wantNet {
+			t.Errorf("ABI %d net: %+v", abi, st)
+		}
+		hermetic := net
+		hermetic.Hermetic = true
+		if err := s.Check(hermetic); (err == nil) != wantNet {
+			t.Errorf("ABI %d hermetic net: Check = %v", abi, err)
+		}
+		st = s.Status(fs)
+		if st.FilesystemEnforced != (abi >= 1) || st.AvailableTier != map[bool]string{true: TierA, false: TierB}[abi >= 1] {
+			t.Errorf("ABI %d fs: %+v", abi, st)
+		}
+		if abi >= 1 && abi < 3 && !strings.Contains(st.Detail, "truncation") {
+			t.Errorf("ABI %d: detail hides the truncate gap: %q", abi, st.Detail)
+		}
+	}
+	// Non-hermetic net on ABI 3: Wrap strips the unenforceable rules, and
+	// with nothing left the command runs untouched, as the status says.
+	cmd := exec.Command("true")
+	path := cmd.Path
+	st, err := (&Sandbox{abi: 3, opts: Options{Exe: "/proc/self/exe", Argv0: "shoal"}}).Wrap(cmd, net)
+	if err != nil || cmd.Path != path || st.NetworkEnforced != NetNone || st.Enforced {
+		t.Errorf("ABI 3 Wrap: %v %s %+v", err, cmd.Path, st)
+	}
+}
+
+func TestLowerAgainstHost(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p, err := leash.Parse([]byte(`[principal.a]
+fs.read = ["/usr/**", "`+dir+`/missing/**", "~/x/**"]
+fs.write = ["`+dir+`/**"]
+`), &leash.ParseOptions{Home: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, _ := p.Principal("a")
+	spec := Lower(pr, dir)
+	if !spec.FS || strings.Join(spec.Read, ",") != "/usr" || strings.Join(spec.Write, ",") != dir {
+		t.Errorf("spec %+v", spec)
+	}
+}

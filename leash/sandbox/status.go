@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/shoal-sh/shoal/leash"
@@ -116,8 +117,12 @@ func (s *Sandbox) Status(spec leash.Spec) Status {
 	ll := s.abi >= 1
 	if spec.FS {
 		st.FilesystemEnforced = ll
-		if !ll {
+		switch {
+		case !ll:
 			notes = append(notes, "filesystem NOT enforced")
+		case s.abi < 3:
+			// Before ABI 3 Landlock cannot restrict truncate(2).
+			notes = append(notes, "filesystem enforced except truncation (needs landlock ABI 3)")
 		}
 	}
 	if spec.RestrictConnect || spec.RestrictBind {
@@ -181,4 +186,16 @@ func (st Status) Enforcement() Enforcement {
 // host enforces in full. The permissive local policy therefore gives false.
 func (s *Sandbox) CapsEnforced(spec leash.Spec) bool {
 	return s.AvailableTier() == TierA && spec.Concrete() && s.Status(spec).Enforced
+}
+
+// Exists reports whether path exists on this host; it is the Exists
+// function [leash.LowerOptions] wants.
+func Exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// Lower lowers a principal's grants against this host's filesystem.
+func Lower(pr *leash.Principal, home string) leash.Spec {
+	return pr.Lower(&leash.LowerOptions{Home: home, Exists: Exists})
 }
