@@ -130,6 +130,9 @@ func TestGoldenFrames(t *testing.T) {
 			[]string{`{"jsonrpc":"2.0","id":12,"result":{"render":"<a> & <b>"}}`}},
 		{"crlf and blank lines", "\r\n\n  \n{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"add\"}\r\n",
 			[]string{`{"jsonrpc":"2.0","id":13,"result":0}`}},
+		{"member names are case-sensitive", `{"jsonrpc":"2.0","ID":1,"method":"add"}`, nil},
+		{"misspelled method member", `{"jsonrpc":"2.0","id":1,"Method":"add"}`,
+			[]string{`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"invalid request: missing method"}}`}},
 		{"stray response dropped", `{"jsonrpc":"2.0","id":99,"result":1}`, nil},
 		{"broken response dropped", `{"jsonrpc":"2.0","result":1,"error":{"code":1,"message":"x"}}`, nil},
 	}

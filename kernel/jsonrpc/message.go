@@ -81,15 +81,24 @@ type message struct {
 	resp *Response // set for responses
 }
 
-// envelope mirrors every member a frame may carry, all raw so that absent (nil) and null
+// envelope holds the members a frame may carry, all raw so that absent (nil) and null
 // ("null") stay distinguishable and nothing is reinterpreted.
 type envelope struct {
-	JSONRPC json.RawMessage `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  json.RawMessage `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   json.RawMessage `json:"error"`
+	JSONRPC, ID, Method, Params, Result, Error json.RawMessage
+}
+
+// parseEnvelope picks the members by exact name. encoding/json's struct decoding matches
+// keys case-insensitively, which would accept "ID" or "Method"; JSON-RPC member names are
+// case-sensitive, so unknown spellings are ignored like any other unknown member.
+func parseEnvelope(line []byte) (envelope, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		return envelope{}, err
+	}
+	return envelope{
+		JSONRPC: m["jsonrpc"], ID: m["id"], Method: m["method"],
+		Params: m["params"], Result: m["result"], Error: m["error"],
+	}, nil
 }
 
 // decodeError is a frame that must be answered with an error. id is the request id to echo,
@@ -115,8 +124,8 @@ func decode(line []byte) (message, *decodeError) {
 		// Batches are not part of Shoal's protocol; an array is answered, not silently dropped.
 		return message{}, &decodeError{err: Errorf(CodeInvalidRequest, "invalid request: frame is not a JSON object")}
 	}
-	var env envelope
-	if err := json.Unmarshal(line, &env); err != nil {
+	env, err := parseEnvelope(line)
+	if err != nil {
 		return message{}, &decodeError{err: Errorf(CodeInvalidRequest, "invalid request: %v", err)}
 	}
 	var id json.RawMessage
