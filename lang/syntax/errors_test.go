@@ -42,6 +42,7 @@ var errorCases = []struct {
 	{src: `git log.where(.author == "nobody")`, msg: "a leading `.` has no receiver here", at: 14},
 	{src: `"bad \q escape"`, msg: "unknown escape `\\q`", hint: `\u{`, at: 5},
 	{src: `"a{b"`, msg: "unterminated `{expr}` in string", at: 2, partial: true},
+	{src: "\"a{b\"\nx", msg: "unterminated `{expr}` in string", at: 2},
 	{src: "'a\nb'", msg: "unterminated string (newline)", hint: "triple quotes", at: 0},
 	{src: "\"a\nb\"", msg: "unterminated string (newline)", at: 0},
 	{src: `"abc`, msg: "unterminated string", partial: true, at: 0},
@@ -155,11 +156,12 @@ func TestCommandBoundShadowsOptionsBound(t *testing.T) {
 		Bound:        func(n string) bool { return n == "deploy" },
 		CommandBound: func(n string) bool { return n == "build" },
 	}
-	prog, err := Parse("deploy\nbuild\nfn deploy() { 1 }\ndeploy", opts)
+	opts.Bound = func(n string) bool { return n == "deploy" || n == "build" }
+	prog, err := Parse("deploy\nbuild\nfn deploy() { 1 }\ndeploy\n{ let deploy = 1 }\ndeploy", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"*syntax.Ident", "*syntax.Command", "", "*syntax.Command"}
+	want := []string{"*syntax.Ident", "*syntax.Command", "", "*syntax.Command", "", "*syntax.Command"}
 	for i, w := range want {
 		if w == "" {
 			continue

@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/shoal-sh/shoal/lang/diag"
@@ -283,7 +284,12 @@ func (p *parser) skipInterp(i int, multiline bool) int {
 		}
 		j++
 	}
-	p.failPartial(diag.Span{Start: i, End: i + 1}, "unterminated `{expr}` in string", "escape a literal brace as \\{")
+	sp := diag.Span{Start: i, End: i + 1}
+	if !multiline && strings.Contains(p.src[i:p.end], "\n") {
+		// The line ended inside the hole: more input cannot fix it.
+		p.fail(sp, "unterminated `{expr}` in string", "escape a literal brace as \\{")
+	}
+	p.failPartial(sp, "unterminated `{expr}` in string", "escape a literal brace as \\{")
 	return 0
 }
 

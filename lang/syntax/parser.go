@@ -302,10 +302,12 @@ func (p *parser) valueBound(name string) bool {
 			return true
 		}
 	}
-	if p.opts.Bound != nil && p.opts.Bound(name) {
-		return true
+	// A host may report a fn name as a value too (fns are closures in its
+	// scope); the command binding decides dispatch.
+	if p.opts.CommandBound != nil && p.opts.CommandBound(name) {
+		return false
 	}
-	return false
+	return p.opts.Bound != nil && p.opts.Bound(name)
 }
 
 func (p *parser) failReplOnly(sp diag.Span, name string) {
