@@ -36,3 +36,23 @@ func TestKindNames(t *testing.T) {
 		t.Error("TypeName")
 	}
 }
+
+func TestShapeCache(t *testing.T) {
+	t.Parallel()
+	var c ShapeCache
+	a := c.Record([]string{"id", "name"}, []Value{Int(1), Str("a")})
+	b := c.Record([]string{"id", "name"}, []Value{Int(2), Str("b")})
+	other := c.Record([]string{"name", "id"}, []Value{Str("c"), Int(3)})
+	again := c.Record([]string{"id", "name"}, []Value{Int(4), Str("d")})
+	// Keys that would collide if joined naively must not share a shape.
+	x := c.Shape([]string{"a\x00b"})
+	y := c.Shape([]string{"a", "b"})
+	switch {
+	case a.Shape != b.Shape || a.Shape != again.Shape:
+		t.Error("equal key lists do not share a shape")
+	case a.Shape == other.Shape:
+		t.Error("different key order shares a shape")
+	case x == y:
+		t.Error("keys containing NUL collide with split keys")
+	}
+}
