@@ -156,7 +156,12 @@ func (t *thread) callClosure(c *closureImpl, pos []value.Value, named []lib.Name
 	if err := t.ctx.Err(); err != nil {
 		return nil, diag.New(diag.Cancelled, "cancelled")
 	}
-	sc := &scope{parent: c.sc, vars: make([]binding, 0, len(c.params)+1)}
+	sc := &scope{parent: c.sc}
+	if n := len(c.params); n > 1 || c.rest != nil {
+		sc.vars = make([]binding, 0, n+1)
+	} else {
+		sc.vars = sc.inline[:0:1]
+	}
 	if c.isFn {
 		if c.rest == nil && len(pos) > len(c.params) {
 			return nil, diag.New(diag.ArgError, "expected %d argument%s, got %d", len(c.params), plural(len(c.params)), len(pos))

@@ -435,7 +435,11 @@ func (e *Evaluator) lookPath(name string) (string, bool) {
 		}
 		return "", false
 	}
-	pathEnv, _ := e.getenv("PATH")
+	pathEnv, ok := e.getenv("PATH")
+	if !ok {
+		// Like POSIX shells, an unset PATH still finds the system tools.
+		pathEnv = "/usr/local/bin:/usr/bin:/bin"
+	}
 	for _, dir := range filepath.SplitList(pathEnv) {
 		if dir == "" {
 			dir = "."

@@ -302,7 +302,7 @@ func (t *thread) assign(sc *scope, n *syntax.AssignStmt) (value.Value, error) {
 		// Re-resolve: evaluating the right side may have declared or
 		// reallocated bindings in this scope.
 		b = sc.lookup(n.Name)
-		if v, err = binop(n.Op[:1], b.val, v); err != nil {
+		if v, err = binaryOp(n.Op[:1], b.val, v); err != nil {
 			return nil, err
 		}
 	}
@@ -319,9 +319,11 @@ func (t *thread) forStmt(sc *scope, n *syntax.ForStmt) (value.Value, error) {
 	t.loops++
 	defer func() { t.loops-- }()
 	body := func(x value.Value) (bool, error) {
-		inner := &scope{parent: sc}
+		var inner *scope
 		if n.Var != "_" {
-			inner.vars = []binding{{name: n.Var, val: x}}
+			inner = newScope1(sc, n.Var, x, false)
+		} else {
+			inner = newScope(sc)
 		}
 		_, err := t.stmts(inner, n.Body.Stmts, false)
 		if err != nil {

@@ -17,6 +17,17 @@ type scope struct {
 	parent  *scope
 	vars    []binding
 	exports []string // names exported by a module's root scope
+	// inline holds the first binding, so a loop iteration or a one-param
+	// call allocates one object instead of two.
+	inline [1]binding
+}
+
+// newScope1 returns a child scope holding one binding.
+func newScope1(parent *scope, name string, v value.Value, mutable bool) *scope {
+	s := &scope{parent: parent}
+	s.inline[0] = binding{name: name, val: v, mutable: mutable}
+	s.vars = s.inline[:1:1]
+	return s
 }
 
 func (s *scope) export(name string) { s.exports = append(s.exports, name) }
@@ -30,6 +41,11 @@ func (s *scope) declare(name string, v value.Value, mutable bool) {
 			s.vars[i] = binding{name: name, val: v, mutable: mutable}
 			return
 		}
+	}
+	if s.vars == nil {
+		s.inline[0] = binding{name: name, val: v, mutable: mutable}
+		s.vars = s.inline[:1:1]
+		return
 	}
 	s.vars = append(s.vars, binding{name: name, val: v, mutable: mutable})
 }

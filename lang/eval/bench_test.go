@@ -1,0 +1,71 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"testing"
+
+	"github.com/shoal-sh/shoal/lang/value"
+)
+
+func benchEval(b *testing.B, ev *Evaluator, src string) value.Value {
+	b.Helper()
+	prog, err := ev.Parse(src, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var v value.Value
+	for b.Loop() {
+		v, err = ev.Run(context.Background(), prog, Stmt)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	return v
+}
+
+func BenchmarkFib22(b *testing.B) {
+	ev := New(&Options{Cwd: b.TempDir()})
+	v := benchEval(b, ev, "fn fib(n) { if n < 2 { n } else { fib(n - 1) + fib(n - 2) } }\nfib(22)")
+	if value.RenderInline(v) != "17711" {
+		b.Fatalf("fib(22) = %s", value.RenderInline(v))
+	}
+}
+
+func BenchmarkForLoop1M(b *testing.B) {
+	ev := New(&Options{Cwd: b.TempDir()})
+	v := benchEval(b, ev, "var s = 0\nfor i in 0..1000000 { s += i }\ns")
+	if value.RenderInline(v) != "499999500000" {
+		b.Fatalf("sum = %s", value.RenderInline(v))
+	}
+}
+
+func BenchmarkWhereSortBy1M(b *testing.B) {
+	shape := value.NewShape([]string{"id", "name", "size"})
+	rows := make([]*value.Record, 1_000_000)
+	for i := range rows {
+		rows[i] = &value.Record{Shape: shape, Vals: []value.Value{
+			value.Int(i), value.Str(fmt.Sprintf("file-%07d", (i*7919)%1_000_000)), value.Size(uint64(i%1000) * 1000)}}
+	}
+	ev := New(&Options{Cwd: b.TempDir()})
+	ev.Define("t", &value.Table{Rows: rows})
+	v := benchEval(b, ev, "t.where(.size > 500kb).sort_by(.name).len()")
+	if value.RenderInline(v) != "499000" {
+		b.Fatalf("len = %s", value.RenderInline(v))
+	}
+}
+
+func BenchmarkShTrue1000(b *testing.B) {
+	ev := New(&Options{Cwd: b.TempDir()})
+	benchEval(b, ev, "for i in 0..1000 { sh { true } }")
+}
+
+// BenchmarkBashTrue1000 is the reference for BenchmarkShTrue1000.
+func BenchmarkBashTrue1000(b *testing.B) {
+	for b.Loop() {
+		if err := exec.Command("bash", "-c", "for i in $(seq 1000); do /bin/true; done").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
