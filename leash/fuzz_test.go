@@ -1,6 +1,12 @@
 package leash
 
-import "testing"
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 // FuzzParsePolicy: arbitrary input never panics, and any accepted policy
 // can be judged and lowered without panicking.
@@ -25,6 +31,57 @@ func FuzzParsePolicy(f *testing.F) {
 			}
 			pr.Lower(nil)
 			p.CanApprove(name, name, "")
+		}
+	})
+}
+
+// globRegexp translates a compiled glob into an equivalent regexp, the
+// reference the matcher is checked against.
+func globRegexp(g Glob) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString(`(?s)^`)
+	for _, it := range g.items {
+		switch it.kind {
+		case globLit:
+			b.WriteString(regexp.QuoteMeta(string(it.lit)))
+		case globStar:
+			b.WriteString(`.*`)
+		case globAny:
+			b.WriteString(`.`)
+		case globClass:
+			b.WriteString(`[`)
+			if it.neg {
+				b.WriteString(`^`)
+			}
+			for _, r := range it.ranges {
+				fmt.Fprintf(&b, `\x{%x}-\x{%x}`, r.lo, r.hi)
+			}
+			b.WriteString(`]`)
+		}
+	}
+	b.WriteString(`$`)
+	return regexp.MustCompile(b.String())
+}
+
+// FuzzGlob checks the star-backtracking matcher against regexp.
+func FuzzGlob(f *testing.F) {
+	for _, s := range [][2]string{{"/usr/**", "/usr/bin/x"}, {"a*b?c", "aXbYc"}, {"[!a-c]*", "d/e"},
+		{"*a*a*b", "aaaaaaab"}, {`\[x]`, "[x]"}, {"[]x]*", "]]"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pat, name string) {
+		g, err := CompileGlob(pat)
+		if err != nil {
+			if g.Match(name) {
+				t.Fatalf("invalid pattern %q matched %q", pat, name)
+			}
+			return
+		}
+		if !utf8.ValidString(name) {
+			return
+		}
+		if got, want := g.Match(name), globRegexp(g).MatchString(name); got != want {
+			t.Fatalf("Match(%q, %q) = %v, regexp says %v", pat, name, got, want)
 		}
 	})
 }
