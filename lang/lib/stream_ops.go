@@ -215,11 +215,14 @@ func streamTake(c *call) (value.Value, error) {
 }
 
 // takeUntilPred stops before the first item satisfying the predicate.
+// Like take, it bounds a live stream: the caller has said when it ends.
 type takeUntilPred struct {
 	stage
 	p    value.Value
 	done bool
 }
+
+func (s *takeUntilPred) Bounded() bool { return true }
 
 func (s *takeUntilPred) Next(ctx context.Context) (value.Value, bool, error) {
 	if s.done {
@@ -292,6 +295,7 @@ func (s *takeUntilStream) Next(ctx context.Context) (value.Value, bool, error) {
 }
 
 func (s *takeUntilStream) instant() bool { return false }
+func (s *takeUntilStream) Bounded() bool { return true }
 
 func streamTakeUntil(c *call) (value.Value, error) {
 	p, err := c.one("p", "a predicate or a stream")
