@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -87,6 +88,13 @@ func Open(path string, opts *Options) (*Journal, error) {
 }
 
 func (j *Journal) open() error {
+	// Create the file ourselves so it is private (0600): it holds every command and its
+	// outputs. SQLite gives the -wal and -shm files the database file's mode.
+	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
 	busy := j.opts.BusyTimeout.Milliseconds()
 	// DSN parameters reach every pooled connection (a PRAGMA via Exec reaches only one).
 	// synchronous=NORMAL in WAL mode: a commit is in the WAL (the OS page cache) before the
