@@ -82,7 +82,7 @@ func HeadOf(src string) string {
 const (
 	sqlBegin = `INSERT INTO entry (kind, parent_id, session, principal, ts, cwd, env_hash, src, head, ast, effects)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	sqlFinish = `UPDATE entry SET dur_ns = ?, status = ?, ok = ?, opaque = ? WHERE id = ?`
+	sqlFinish = `UPDATE entry SET dur_ns = ?, status = ?, ok = ?, opaque = ? WHERE id = ? AND ok IS NULL`
 	sqlOutput = `INSERT INTO output (entry_id, kind, hash, len, meta) VALUES (?, ?, ?, ?, ?)`
 )
 
@@ -127,7 +127,8 @@ func (j *Journal) Begin(ctx context.Context, s ExecStart) (int64, error) {
 	return id, nil
 }
 
-// Finish completes entry id and records its outputs, in one transaction. The blobs must already
+// Finish completes entry id and records its outputs, in one transaction. Finishing an entry
+// twice is refused with [ErrAlreadyFinished]. The blobs must already
 // be in the store (see [Journal.PutOutput]).
 func (j *Journal) Finish(ctx context.Context, id int64, f ExecFinish) error {
 	type row struct {
@@ -170,6 +171,11 @@ func (j *Journal) Finish(ctx context.Context, id int64, f ExecFinish) error {
 		return fmt.Errorf("journal finish %d: %w", id, err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		// Tell a second Finish (which would duplicate the outputs) from an unknown id.
+		var exists bool
+		if qerr := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM entry WHERE id = ?)`, id).Scan(&exists); qerr == nil && exists {
+			return fmt.Errorf("journal finish %d: %w", id, ErrAlreadyFinished)
+		}
 		return fmt.Errorf("journal finish %d: %w", id, ErrNotFound)
 	}
 	insert := tx.StmtContext(ctx, j.output)

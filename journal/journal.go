@@ -23,6 +23,9 @@ var ErrNoSQLite = errors.New("journal needs SQLite, but this binary was built wi
 // ErrNotFound means no entry has the given id.
 var ErrNotFound = errors.New("journal entry not found")
 
+// ErrAlreadyFinished means Finish was called for an entry that is already finished.
+var ErrAlreadyFinished = errors.New("journal entry already finished")
+
 // DefaultMaxOutput is the largest output stored whole; longer ones keep a prefix (§7).
 const DefaultMaxOutput = 256 << 20
 

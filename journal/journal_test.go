@@ -208,6 +208,15 @@ func TestFinishFailures(t *testing.T) {
 	if e, _ := j.Get(ctx, id); e.OK != nil {
 		t.Fatal("rejected Finish changed the row")
 	}
+	if err := j.Finish(ctx, id, ExecFinish{OK: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Finish(ctx, id, ExecFinish{OK: false}); !errors.Is(err, ErrAlreadyFinished) {
+		t.Fatalf("second finish: %v", err)
+	}
+	if e, _ := j.Get(ctx, id); e.OK == nil || !*e.OK {
+		t.Fatal("second Finish changed the row")
+	}
 	if _, err := j.Begin(ctx, ExecStart{Src: "x", Kind: "statement"}); err == nil {
 		t.Fatal("bad kind accepted")
 	}
