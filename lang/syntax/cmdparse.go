@@ -158,6 +158,11 @@ func (p *parser) cmdPart(flagValue bool) CmdPart {
 		p.pos = i
 		saved := p.enter(true)
 		p.advance()
+		if n := p.peek(); n.kind == tRParen && i > 0 && !isWordEnd(p.src[i-1]) {
+			// `git log.len()`: a method call glued to a command word.
+			p.fail(diag.Span{Start: n.start, End: n.end}, "expected expression, found RParen",
+				"to call a method on a command's result, wrap the command: `(git log).len()`")
+		}
 		x := p.exprOrCommand()
 		n := p.peek()
 		if n.kind != tRParen {

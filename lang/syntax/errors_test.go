@@ -53,7 +53,7 @@ var errorCases = []struct {
 	{src: "π", msg: "unexpected character `π`", at: 0},
 	{src: "1 ~ 2", msg: "unexpected character `~`", at: 2},
 	{src: "sh { echo hi", msg: "unbalanced braces in interpreter block `{ … }`", hint: "'''", partial: true, at: 3},
-	{src: "git log.len()", msg: "expected expression, found RParen", at: 12},
+	{src: "git log.len()", msg: "expected expression, found RParen", hint: "(git log).len()", at: 12},
 	{src: "ls somedir.len()", msg: "expected expression, found RParen", at: 15},
 	{src: "f(1, }", msg: "expected expression, found RBrace", at: 5},
 	{src: "[,]", msg: "expected expression, found Comma", at: 1},

@@ -33,7 +33,7 @@ func (p *parser) parseStmts(inBlock bool) []Stmt {
 			p.fail(diag.Span{Start: t.start, End: t.end}, "unexpected "+t.kind.String(), "")
 		}
 		p.fail(diag.Span{Start: t.start, End: t.end}, "expected newline or `;` between statements",
-			"to run a command here, force it with `^name`")
+			"to run a command here, force the command with `^name`")
 	}
 }
 
