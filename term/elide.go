@@ -27,25 +27,29 @@ import (
 // bytes it cannot place (raw C1 controls, invalid UTF-8). Differential tests check the
 // emulator's rendering against an unelided one.
 
-// parseState approximates the VT parser's state, enough to know where ground is.
+// parseState follows the VT parser's state (charmbracelet/x/ansi's transition table),
+// enough to know where ground is. Where the table is intricate the tracker gives up
+// (stUnknown) instead: it may miss a chance to elide, never claim ground wrongly.
 type parseState uint8
 
 const (
-	stGround    parseState = iota
-	stEscape               // after ESC
-	stEscInter             // ESC followed by intermediates
-	stCSI                  // inside a control sequence
-	stOSC                  // inside an OSC string (BEL or ST ends it)
-	stString               // inside a DCS, SOS, PM or APC string (ST ends it)
-	stStringEsc            // ESC inside a string: ST if a backslash follows
-	stUnknown              // lost track; sticky
+	stGround   parseState = iota
+	stEscape              // after ESC
+	stEscInter            // ESC followed by intermediates
+	stCSI                 // inside a control sequence
+	stOSC                 // OSC string: BEL, ST (ESC \ or 0x9C) end it
+	stDCSEntry            // after ESC P
+	stDCSParam            // DCS parameters
+	stDCSInter            // DCS intermediates
+	stDCS                 // DCS data: ESC starts the terminating ST
+	stSPA                 // SOS, PM or APC string
+	stUnknown             // lost track; sticky
 )
 
 type tracker struct {
 	state    parseState
-	strKind  parseState // stOSC or stString while in stStringEsc
-	utf8Left int        // continuation bytes still expected in ground
-	utf8Lead byte
+	utf8Left int  // continuation bytes still expected in ground
+	utf8Lead byte // the lead byte, while its first continuation is pending
 }
 
 // step advances the tracker over one byte.
@@ -55,6 +59,12 @@ func (t *tracker) step(b byte) {
 	}
 	if b == 0x18 || b == 0x1a { // CAN and SUB abort any sequence
 		t.state, t.utf8Left = stGround, 0
+		return
+	}
+	if b >= 0x80 && t.state != stGround && t.state != stOSC && t.state != stDCS {
+		// Outside ground and the two strings that take 8-bit data, high bytes are C1
+		// controls or UTF-8 with state changes the tracker does not model.
+		t.state = stUnknown
 		return
 	}
 	switch t.state {
@@ -88,14 +98,15 @@ func (t *tracker) step(b byte) {
 			t.state = stCSI
 		case b == ']':
 			t.state = stOSC
-		case b == 'P' || b == 'X' || b == '^' || b == '_':
-			t.state = stString
-		case b == 0x1b:
-		case b >= 0x20 && b <= 0x2f:
+		case b == 'P':
+			t.state = stDCSEntry
+		case b == 'X' || b == '^' || b == '_':
+			t.state = stSPA
+		case b == 0x1b, b < 0x20:
+		case b <= 0x2f:
 			t.state = stEscInter
-		case b >= 0x30 && b <= 0x7e:
+		case b <= 0x7e:
 			t.state = stGround
-		case b < 0x20: // C0 controls execute without ending the sequence
 		default:
 			t.state = stUnknown
 		}
@@ -103,8 +114,8 @@ func (t *tracker) step(b byte) {
 		switch {
 		case b == 0x1b:
 			t.state = stEscape
-		case b >= 0x20 && b <= 0x2f, b < 0x20:
-		case b >= 0x30 && b <= 0x7e:
+		case b <= 0x2f:
+		case b <= 0x7e:
 			t.state = stGround
 		default:
 			t.state = stUnknown
@@ -113,26 +124,54 @@ func (t *tracker) step(b byte) {
 		switch {
 		case b == 0x1b:
 			t.state = stEscape
-		case b >= 0x40 && b <= 0x7e:
+		case b < 0x40: // parameters, intermediates, executed C0 controls
+		case b <= 0x7e:
 			t.state = stGround
-		case b < 0x40: // parameters, intermediates and executed C0 controls
 		default:
 			t.state = stUnknown
 		}
-	case stOSC, stString:
+	case stOSC:
+		switch b {
+		case 0x1b:
+			t.state = stEscape
+		case 0x07, 0x9c:
+			t.state = stGround
+		}
+	case stDCSEntry:
+		switch {
+		case b == 0x1b, b >= 0x08 && b <= 0x0d, b >= 0x40 && b <= 0x7e:
+			t.state = stDCS
+		case b >= 0x20 && b <= 0x2f:
+			t.state = stDCSInter
+		case b >= 0x30 && b <= 0x3f:
+			t.state = stDCSParam
+		}
+	case stDCSParam:
 		switch {
 		case b == 0x1b:
-			t.strKind, t.state = t.state, stStringEsc
-		case b == 0x07 && t.state == stOSC:
-			t.state = stGround
-		case b == 0x07 || b == 0x9c:
-			t.state = stUnknown
+			t.state = stEscape
+		case b >= 0x20 && b <= 0x2f:
+			t.state = stDCSInter
+		case b >= 0x40 && b <= 0x7e:
+			t.state = stDCS
 		}
-	case stStringEsc:
-		if b == '\\' {
+	case stDCSInter:
+		switch {
+		case b == 0x1b:
+			t.state = stEscape
+		case b >= 0x30 && b <= 0x7e:
+			t.state = stDCS
+		}
+	case stDCS:
+		switch b {
+		case 0x1b:
+			t.state = stEscape
+		case 0x9c:
 			t.state = stGround
-		} else {
-			t.state = stUnknown
+		}
+	case stSPA:
+		if b == 0x1b {
+			t.state = stEscape
 		}
 	}
 }

@@ -37,7 +37,7 @@ func block(r *rand.Rand, n int) string {
 // first chunk after which their renderings differ.
 func feedBoth(t *testing.T, cols, rows int, chunks [][]byte) (elided int) {
 	t.Helper()
-	fast, slow := newVTEmulator(cols, rows), newVTEmulator(cols, rows)
+	fast, slow := newVTEmulator(cols, rows, t.Logf), newVTEmulator(cols, rows, t.Logf)
 	slow.elide = false
 	for _, e := range []*vtEmulator{fast, slow} {
 		go drainAll(e)

@@ -34,6 +34,8 @@ type ManagerOptions struct {
 	Quota int
 	// OnEvent, when set, receives every PTY's events (see [Event]), with ID set.
 	OnEvent func(Event)
+	// Logf, when set, is every PTY's SpawnOptions.Logf unless the caller gives one.
+	Logf func(format string, args ...any)
 }
 
 // Manager owns the PTYs of one kernel: it numbers them "pty:1", "pty:2", … (never
@@ -41,6 +43,7 @@ type ManagerOptions struct {
 type Manager struct {
 	quota   int
 	onEvent func(Event)
+	logf    func(string, ...any)
 
 	mu      sync.Mutex
 	next    int
@@ -62,6 +65,7 @@ func NewManager(opts *ManagerOptions) *Manager {
 			m.quota = opts.Quota
 		}
 		m.onEvent = opts.OnEvent
+		m.logf = opts.Logf
 	}
 	return m
 }
@@ -86,6 +90,9 @@ func (m *Manager) Open(ctx context.Context, owner Owner, opts SpawnOptions) (*PT
 	m.mu.Unlock()
 
 	id := "pty:" + strconv.Itoa(n)
+	if opts.Logf == nil {
+		opts.Logf = m.logf
+	}
 	if m.onEvent != nil {
 		own, all := opts.OnEvent, m.onEvent
 		opts.OnEvent = func(e Event) {

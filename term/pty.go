@@ -156,7 +156,7 @@ func newPTY(id string, opts SpawnOptions, cmd *exec.Cmd, ptmx *os.File, cols, ro
 		ptmx:       ptmx,
 		onEvent:    opts.OnEvent,
 		seed:       maphash.MakeSeed(),
-		emu:        newVTEmulator(cols, rows),
+		emu:        newVTEmulator(cols, rows, opts.Logf),
 		cols:       cols,
 		rows:       rows,
 		dirty:      true,

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/sys/unix"
 )
 
@@ -599,5 +600,38 @@ func TestMergeEnv(t *testing.T) {
 	want := []string{"A=1", "B=2", "C=3", "PATH=/x", "Z=9"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("MergeEnv = %q, want %q", got, want)
+	}
+}
+
+// TestHostileOutput: output that crashes a bare vt (a bottom margin below the screen,
+// then scroll down) must leave the PTY working.
+func TestHostileOutput(t *testing.T) {
+	t.Parallel()
+	p := spawnT(t, SpawnOptions{Argv: []string{"sh", "-c",
+		`printf '\033[2;30r\033[T\033[3L\033[2M'; printf '\033[3;10r\033[T'; echo; echo still-alive; exec sleep 1000`}, Rows: 5, Cols: 20})
+	waitText(t, p, "still-alive")
+	p.mu.Lock()
+	panics := p.emu.(*vtEmulator).panics
+	p.mu.Unlock()
+	if panics != 0 {
+		t.Errorf("%d emulator panics recovered; the margin guard should prevent them", panics)
+	}
+}
+
+func TestEmulatorRecoversFromPanic(t *testing.T) {
+	t.Parallel()
+	var logged []string
+	v := newVTEmulator(20, 5, func(f string, a ...any) { logged = append(logged, f) })
+	go drainAll(v)
+	defer v.CloseReplies()
+	// A callback that panics stands in for any vt bug reached from program output.
+	v.e.RegisterCsiHandler('z', func(ansi.Params) bool { panic("boom") })
+	v.Write([]byte("before\x1b[z"))
+	v.Write([]byte("\r\nafter"))
+	if v.panics != 1 || len(logged) != 1 {
+		t.Errorf("panics=%d logged=%q", v.panics, logged)
+	}
+	if s := v.Snapshot(); s.lines[0] != "before" || s.lines[1] != "after" {
+		t.Errorf("screen after recovery = %q", s.lines)
 	}
 }

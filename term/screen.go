@@ -54,8 +54,8 @@ type vtEmulator struct {
 	elided int                              // chunks shortened, for tests
 }
 
-func newVTEmulator(cols, rows int) *vtEmulator {
-	v := &vtEmulator{e: vt.NewEmulator(cols, rows), elide: true}
+func newVTEmulator(cols, rows int, logf func(string, ...any)) *vtEmulator {
+	v := &vtEmulator{e: vt.NewEmulator(cols, rows), elide: true, logf: logf}
 	// Zero scrollback is the contract; vt ignores 0, and 1 line costs nothing.
 	v.e.SetScrollbackSize(1)
 	// vt keeps DECCKM private, but reports mode changes synchronously inside Write,
@@ -137,12 +137,21 @@ func (v *vtEmulator) write(p []byte) {
 // process down: the rest of that chunk is lost and the screen may be off until the
 // program redraws, which is logged.
 func (v *vtEmulator) recoverPanic(op string) {
-	if r := recover(); r != nil {
-		v.panics++
-		if v.logf != nil {
-			v.logf("term: vt emulator panicked in %s (output dropped): %v", op, r)
-		}
+	r := recover()
+	if r == nil {
+		return
 	}
+	v.panics++
+	if v.logf != nil {
+		v.logf("term: vt emulator panicked in %s (output dropped): %v", op, r)
+	}
+	// The panic may have left the parser inside a sequence, where it would swallow
+	// the next output; CAN returns it to ground, and is a no-op there.
+	func() {
+		defer func() { _ = recover() }()
+		_, _ = v.e.Write([]byte{0x18})
+	}()
+	v.track = tracker{}
 }
 
 func (v *vtEmulator) Resize(cols, rows int) {

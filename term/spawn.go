@@ -48,6 +48,9 @@ type SpawnOptions struct {
 	Wrap func(*exec.Cmd) error
 	// OnEvent, when set, receives change and exit notifications; see [Event].
 	OnEvent func(Event)
+	// Logf, when set, receives reports of trouble that does not stop the PTY, such as
+	// a recovered emulator panic.
+	Logf func(format string, args ...any)
 }
 
 // SpawnError reports that a PTY could not be opened or its program not started. Cmd is
