@@ -488,6 +488,15 @@ func (t *thread) runHead(sc *scope, head string, args []cmdArg, opts *cmdOpts) (
 		return t.runScript(t.e.abs(expandHome(head, t.e)), args)
 	}
 	if isBuiltinHead(head) {
+		if head == "cat" || head == "head" {
+			// `cat < f`: a builtin has no stdin, so the file becomes its
+			// first path argument.
+			for _, r := range opts.redirs {
+				if r.op == "<" {
+					args = append([]cmdArg{{val: value.Path{P: r.path}}}, args...)
+				}
+			}
+		}
 		v, err := t.builtin(sc, head, args, opts)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,318 @@
+package eval
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shoal-sh/shoal/lang/diag"
+	"github.com/shoal-sh/shoal/lang/value"
+)
+
+func newTestEval(t *testing.T) (*Evaluator, string) {
+	t.Helper()
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("needs sh")
+	}
+	dir := t.TempDir()
+	return New(&Options{Cwd: dir, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}}), dir
+}
+
+func evalString(t *testing.T, ev *Evaluator, src string) (string, error) {
+	t.Helper()
+	v, err := ev.Eval(t.Context(), src)
+	if err != nil {
+		return "", err
+	}
+	return value.RenderInline(v), nil
+}
+
+func TestStatementVersusValuePosition(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, src, want, code, contains string
+	}{
+		{name: "statement raises", src: "^false\n1", code: diag.CmdFailed, contains: "exited with status 1"},
+		{name: "value binds outcome", src: "let r = (^false)\nr.ok", want: "false"},
+		{name: "value status", src: "(sh { exit 3 }).status", want: "3"},
+		{name: "last block statement is value", src: "fn f() { sh { exit 4 } }\nf().status", want: "4"},
+		{name: "loop body raises", src: "for i in 0..1 { sh { exit 5 } }", code: diag.CmdFailed, contains: "status 5"},
+		{name: "chain operands never raise", src: "(^false || ^true).ok", want: "true"},
+		{name: "stdout captured", src: "sh { echo hi }.out", want: `"hi"`},
+		{name: "stderr on error", src: "try { sh { echo boom >&2; exit 2 }\n1 } catch e { [e.status, e.stderr] }", want: `[2, "boom\n"]`},
+		{name: "out of failed outcome raises", src: "(sh { exit 1 }).out", code: diag.CmdFailed},
+		{name: "signal death", src: "(sh { kill -TERM $$ }).signal", want: `"SIGTERM"`},
+		{name: "env prefix", src: "(FOO=bar sh -c 'printf %s \"$FOO\"').out", want: `"bar"`},
+		{name: "session env", src: "env.ZED = \"z\"\nsh { printf %s \"$ZED\" }.out", want: `"z"`},
+		{name: "background task", src: "(sh -c 'echo bg' &).await().out", want: `"bg"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ev, _ := newTestEval(t)
+			got, err := evalString(t, ev, tc.src)
+			if tc.code != "" {
+				d := diag.As(err)
+				if d == nil || d.Code != tc.code {
+					t.Fatalf("want %s error, got %v (value %s)", tc.code, err, got)
+				}
+				if !strings.Contains(d.Msg, tc.contains) {
+					t.Fatalf("message %q lacks %q", d.Msg, tc.contains)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Fatalf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCmdFailedCarriesStatusAndStderr(t *testing.T) {
+	t.Parallel()
+	ev, _ := newTestEval(t)
+	_, err := ev.Eval(t.Context(), "sh { echo oops >&2; exit 7 }")
+	d := diag.As(err)
+	if d == nil || d.Status == nil || *d.Status != 7 || d.Stderr == nil || *d.Stderr != "oops\n" {
+		t.Fatalf("got %#v", d)
+	}
+	if d.Span.IsZero() || d.Src == "" {
+		t.Fatalf("error lacks span/src: %#v", d)
+	}
+}
+
+func TestRedirections(t *testing.T) {
+	t.Parallel()
+	ev, dir := newTestEval(t)
+	src := `echo hi > a.txt
+sh -c 'echo there' >> a.txt
+printf x > b.txt
+(cat < a.txt).out.str()`
+	got, err := evalString(t, ev, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != `"hi\nthere\n"` {
+		t.Fatalf("got %s", got)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "b.txt"))
+	if string(b) != "x" {
+		t.Fatalf("b.txt = %q", b)
+	}
+}
+
+func TestFeed(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ src, want, code string }{
+		{src: `"b\na\n".feed(sort).out`, want: `"a\nb"`},
+		{src: `["z", "y"].feed(sort).out`, want: `"y\nz"`},
+		{src: `{a: 1}.feed(cat).out`, want: `{a: 1}`},
+		{src: `42.feed(cat).out`, want: `"42"`},
+		{src: `cat.feed("x").out`, want: `"x"`},
+		{src: `"q".feed(sh { tr q r }).out`, want: `"r"`},
+		{src: `path("x").feed(cat)`, code: diag.TypeError},
+		{src: `re"x".feed(cat)`, code: diag.FeedError},
+		{src: `"nope".feed(grep zzz)`, code: diag.CmdFailed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.src, func(t *testing.T) {
+			t.Parallel()
+			ev, _ := newTestEval(t)
+			got, err := evalString(t, ev, tc.src)
+			if tc.code != "" {
+				if diag.CodeOf(err) != tc.code {
+					t.Fatalf("want %s, got %v", tc.code, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Fatalf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCancelKillsProcessTree cancels a run whose child has its own child
+// and checks that both are gone.
+func TestCancelKillsProcessTree(t *testing.T) {
+	t.Parallel()
+	ev, dir := newTestEval(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := ev.Eval(ctx, "sh { sleep 60 & echo $! > grandchild.pid; echo $$ > child.pid; wait }")
+		done <- err
+	}()
+	pidFile := filepath.Join(dir, "grandchild.pid")
+	var pids []int
+	deadline := time.Now().Add(10 * time.Second)
+	for len(pids) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("child never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+		pids = pids[:0]
+		for _, f := range []string{pidFile, filepath.Join(dir, "child.pid")} {
+			b, err := os.ReadFile(f)
+			if n, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil {
+				pids = append(pids, n)
+			}
+		}
+	}
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if diag.CodeOf(err) != diag.Cancelled {
+			t.Fatalf("want cancelled, got %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("cancel took %v", time.Since(start))
+	}
+	for _, pid := range pids {
+		if alive(pid) {
+			t.Fatalf("process %d survived cancellation", pid)
+		}
+	}
+}
+
+// alive reports whether pid still runs (zombies awaiting reaping by init
+// count as dead), polling briefly since SIGKILL delivery is asynchronous.
+func alive(pid int) bool {
+	for range 100 {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return false
+		}
+		if st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+			if f := strings.Fields(string(st)); len(f) > 2 && f[2] == "Z" {
+				return false
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
+func TestHostHooks(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var wrapped, spawned, exited int
+	dir := t.TempDir()
+	var out bytes.Buffer
+	ev := New(&Options{Cwd: dir, Env: []string{"PATH=" + os.Getenv("PATH")}, Stdout: &out, Host: &Host{
+		WrapCmd: func(ctx context.Context, cmd *exec.Cmd) error {
+			mu.Lock()
+			defer mu.Unlock()
+			wrapped++
+			if cmd.Dir != dir {
+				t.Errorf("child cwd %q, want %q", cmd.Dir, dir)
+			}
+			return nil
+		},
+		OnSpawn: func(ctx context.Context, pid int) { mu.Lock(); spawned++; mu.Unlock() },
+		OnExit:  func(ctx context.Context, pid int) { mu.Lock(); exited++; mu.Unlock() },
+	}})
+	if _, err := ev.Eval(t.Context(), "sh { echo one }\n\"x\".feed(cat)\necho two\n1"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if wrapped != 2 || spawned != 2 || exited != 2 {
+		t.Fatalf("hooks: wrap %d spawn %d exit %d", wrapped, spawned, exited)
+	}
+	if got := out.String(); got != "one\nxtwo\n" {
+		t.Fatalf("statement output %q", got)
+	}
+}
+
+func TestWrapCmdErrorRefusesSpawn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ev := New(&Options{Cwd: dir, Env: []string{"PATH=" + os.Getenv("PATH")}, Host: &Host{
+		WrapCmd: func(ctx context.Context, cmd *exec.Cmd) error {
+			return diag.New(diag.SpawnDenied, "denied by policy")
+		},
+	}})
+	_, err := ev.Eval(t.Context(), "sh { touch should-not-exist }")
+	if diag.CodeOf(err) != diag.SpawnDenied {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "should-not-exist")); err == nil {
+		t.Fatal("refused command ran")
+	}
+}
+
+func TestRecursionLimit(t *testing.T) {
+	t.Parallel()
+	ev := New(&Options{Cwd: t.TempDir()})
+	_, err := ev.Eval(t.Context(), "fn f(n) { f(n + 1) }\nf(0)")
+	if diag.CodeOf(err) != diag.RecursionLimit {
+		t.Fatalf("got %v", err)
+	}
+	// Depth 9,999 is fine.
+	v, err := ev.Eval(t.Context(), "fn g(n) { if n == 0 { 0 } else { g(n - 1) + 1 } }\ng(9990)")
+	if err != nil || value.RenderInline(v) != "9990" {
+		t.Fatalf("g(9990) = %v, %v", v, err)
+	}
+}
+
+func TestExitAndSessionState(t *testing.T) {
+	t.Parallel()
+	ev, dir := newTestEval(t)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	if _, err := ev.Eval(t.Context(), "cd sub\nlet x = 5"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(ev.Cwd(), "/sub") {
+		t.Fatalf("cwd %s", ev.Cwd())
+	}
+	if !ev.Bound("x") {
+		t.Fatal("x not bound after Run")
+	}
+	got, err := evalString(t, ev, "x + 1")
+	if err != nil || got != "6" {
+		t.Fatalf("x + 1 = %s, %v", got, err)
+	}
+	_, err = ev.Eval(t.Context(), "exit 3\n1")
+	var ex *ExitError
+	if !errors.As(err, &ex) || ex.Code != 3 {
+		t.Fatalf("got %v", err)
+	}
+	if wd, _ := os.Getwd(); strings.HasSuffix(wd, "/sub") {
+		t.Fatal("process cwd changed")
+	}
+}
+
+func TestValuePositionRun(t *testing.T) {
+	t.Parallel()
+	ev, _ := newTestEval(t)
+	prog, err := ev.Parse("^false", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ev.Run(t.Context(), prog, Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := v.(*value.Outcome); !ok || o.OK {
+		t.Fatalf("got %v", v)
+	}
+}
