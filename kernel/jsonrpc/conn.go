@@ -48,6 +48,9 @@ type Options struct {
 	// QueueLen bounds the requests read ahead of the handlers (default 64); when full the
 	// reader waits, which pushes back on a flooding peer instead of growing memory.
 	QueueLen int
+	// MaxConcurrent bounds the requests running at once in ModeConcurrent (default 64); the
+	// reader waits for a free slot, for the same reason.
+	MaxConcurrent int
 }
 
 // Conn is one JSON-RPC connection. All frames are written whole under one mutex, so responses,
@@ -96,6 +99,9 @@ func NewConn(r io.Reader, w io.Writer, opts *Options) *Conn {
 	}
 	if c.opts.QueueLen <= 0 {
 		c.opts.QueueLen = 64
+	}
+	if c.opts.MaxConcurrent <= 0 {
+		c.opts.MaxConcurrent = 64
 	}
 	c.log = c.opts.Logger
 	if c.log == nil {
@@ -150,6 +156,8 @@ func (c *Conn) run(ctx context.Context) error {
 		}
 	}
 
+	slots := make(chan struct{}, c.opts.MaxConcurrent)
+
 	fr := NewFrameReader(c.r, c.opts.MaxFrame)
 	var readErr error
 	for {
@@ -189,10 +197,17 @@ func (c *Conn) run(ctx context.Context) error {
 		}
 		req := msg.req
 		if c.opts.Mode == ModeConcurrent && !req.IsNotification() {
+			select {
+			case slots <- struct{}{}:
+			case <-c.ctx.Done():
+			}
+			if c.ctx.Err() != nil {
+				break
+			}
 			ctx, run := c.register(req)
 			wg.Add(1)
 			go func() {
-				defer wg.Done()
+				defer func() { <-slots; wg.Done() }()
 				c.serveCtx(ctx, run, req)
 			}()
 			continue

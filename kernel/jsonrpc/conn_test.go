@@ -616,3 +616,53 @@ func TestRouterFallbackAndMethods(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// Concurrent mode runs at most MaxConcurrent requests at once; the rest wait to be read.
+func TestConcurrentModeBounded(t *testing.T) {
+	t.Parallel()
+	a, b := socketPair(t)
+	var mu sync.Mutex
+	running, peak := 0, 0
+	release := make(chan struct{})
+	r := NewRouter()
+	r.Register("work", HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		mu.Lock()
+		running++
+		peak = max(peak, running)
+		mu.Unlock()
+		<-release
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return "ok", nil
+	}))
+	server := NewConn(a, a, &Options{Handler: r, Mode: ModeConcurrent, MaxConcurrent: 3, Logger: quietLogger()})
+	startConn(t, server)
+	for i := range 10 {
+		fmt.Fprintf(b, `{"jsonrpc":"2.0","id":%d,"method":"work"}`+"\n", i)
+	}
+	deadline := time.Now().Add(testTimeout)
+	for {
+		mu.Lock()
+		n := running
+		mu.Unlock()
+		if n == 3 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // a fourth request, if the bound were broken, would start now
+	close(release)
+	b.SetReadDeadline(time.Now().Add(testTimeout))
+	br := bufio.NewReader(b)
+	for range 10 {
+		if _, err := br.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if peak != 3 {
+		t.Fatalf("peak concurrency %d, want 3", peak)
+	}
+}
