@@ -51,6 +51,8 @@ func parseYAML(src string) (any, error) {
 		return nil, diag.New(diag.ArgError, "invalid YAML: not UTF-8")
 	}
 	src = strings.ReplaceAll(src, "\r\n", "\n")
+	// A final newline ends the last line; it does not start another.
+	src = strings.TrimSuffix(src, "\n")
 	p := &yamlParser{lines: strings.Split(src, "\n")}
 	// Directives and the document start marker.
 	for {
