@@ -284,6 +284,11 @@ func (c *Conn) serveCtx(ctx context.Context, run *running, req *Request) {
 		}
 		return
 	}
+	if e, isNil := err.(*Error); isNil && e == nil {
+		// A handler returning a nil *Error through the error interface meant success;
+		// treating it as a failure would replace its result with nothing.
+		err = nil
+	}
 	if err != nil {
 		c.writeResponse(req.ID, nil, toError(err, c.log, req.Method))
 		return
@@ -314,7 +319,7 @@ func (c *Conn) call(ctx context.Context, req *Request) (result any, err error) {
 // is the only clue.
 func toError(err error, log *slog.Logger, method string) *Error {
 	var e *Error
-	if errors.As(err, &e) {
+	if errors.As(err, &e) && e != nil {
 		return e
 	}
 	log.Warn("jsonrpc: handler error", "method", method, "error", err)

@@ -47,6 +47,10 @@ func testRouter() *Router {
 	r.Register("panic", HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
 		panic("boom")
 	}))
+	r.Register("typednil", HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		var e *Error // the classic typed-nil: a nil *Error inside a non-nil error
+		return "fine", e
+	}))
 	r.Register("html", HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
 		return map[string]string{"render": "<a> & <b>"}, nil
 	}))
@@ -126,6 +130,8 @@ func TestGoldenFrames(t *testing.T) {
 			[]string{`{"jsonrpc":"2.0","id":10,"error":{"code":-32603,"message":"disk on fire"}}`}},
 		{"panic is internal", `{"jsonrpc":"2.0","id":11,"method":"panic"}`,
 			[]string{`{"jsonrpc":"2.0","id":11,"error":{"code":-32603,"message":"internal error"}}`}},
+		{"typed nil error is success", `{"jsonrpc":"2.0","id":14,"method":"typednil"}`,
+			[]string{`{"jsonrpc":"2.0","id":14,"result":"fine"}`}},
 		{"no html escaping", `{"jsonrpc":"2.0","id":12,"method":"html"}`,
 			[]string{`{"jsonrpc":"2.0","id":12,"result":{"render":"<a> & <b>"}}`}},
 		{"crlf and blank lines", "\r\n\n  \n{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"add\"}\r\n",

@@ -48,7 +48,12 @@ type Error struct {
 }
 
 // Error formats the code and message; data is left out because it may be large.
-func (e *Error) Error() string { return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message) }
+func (e *Error) Error() string {
+	if e == nil {
+		return "jsonrpc error <nil>"
+	}
+	return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message)
+}
 
 // NewError builds an Error whose data is the JSON encoding of data; a nil data is omitted. If
 // data cannot be encoded the error still carries code and message and the data says why, since
