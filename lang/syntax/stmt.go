@@ -30,7 +30,7 @@ func (p *parser) parseStmts(inBlock bool) []Stmt {
 		case tAmp:
 			p.failAmp(t)
 		case tRBrace, tRParen, tRBracket:
-			p.fail(diag.Span{Start: t.start, End: t.end}, "unexpected "+t.kind.String(), "")
+			p.fail(diag.Span{Start: t.start, End: t.end}, "unexpected `"+p.src[t.start:t.end]+"`", "")
 		}
 		p.fail(diag.Span{Start: t.start, End: t.end}, "expected newline or `;` between statements",
 			"to run a command here, force the command with `^name`")

@@ -100,6 +100,8 @@ func (p *parser) decodeEscape(b *strings.Builder, i, e int) int {
 		}
 		b.WriteRune(rune(v))
 		return k + 1
+	case '\n', '\r':
+		p.fail(diag.Span{Start: i, End: i + 1}, "unknown escape: `\\` before a line break", "a string cannot continue across lines; use triple quotes")
 	default:
 		r, size := utf8.DecodeRuneInString(p.src[i+1 : e])
 		p.fail(diag.Span{Start: i, End: i + 1 + size}, fmt.Sprintf("unknown escape `\\%c`", r), escapeHint)
