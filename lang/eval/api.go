@@ -82,6 +82,8 @@ type Evaluator struct {
 	oldpwd string
 	env    []string
 	dirs   []string
+	// reefOverride holds `with reef:` constraints while such a block runs.
+	reefOverride map[string]string
 
 	root *scope
 	sess *session

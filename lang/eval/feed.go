@@ -164,12 +164,16 @@ func (t *thread) langBlock(sc *scope, n *syntax.LangBlock, stdin []byte, stmtPos
 		argv = []string{n.Tool}
 		stdin = []byte(n.Text)
 	}
-	path, ok := t.e.lookPath(n.Tool)
+	pinned, err := t.e.reefGate(n.Tool, &cmdOpts{})
+	if err != nil {
+		return nil, err
+	}
+	path, ok := pinned, pinned != ""
+	if !ok {
+		path, ok = t.e.lookPath(n.Tool)
+	}
 	if !ok {
 		return nil, diag.New(diag.NotFound, "%s: command not found", n.Tool)
-	}
-	if err := t.e.reefGate(n.Tool, &cmdOpts{}); err != nil {
-		return nil, err
 	}
 	return t.runProc(&procSpec{path: path, argv: argv, stdin: stdin, hasIn: stdin != nil, stmtPos: stmtPos})
 }

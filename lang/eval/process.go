@@ -53,16 +53,20 @@ type procSpec struct {
 
 // external runs an external program by name or path (§9.1 step 8).
 func (t *thread) external(head string, args []cmdArg, opts *cmdOpts) (value.Value, error) {
-	path, ok := t.e.lookPath(head)
+	pinned, err := t.e.reefGate(head, opts)
+	if err != nil {
+		return nil, err
+	}
+	path, ok := pinned, pinned != ""
+	if !ok {
+		path, ok = t.e.lookPath(head)
+	}
 	if !ok {
 		d := diag.New(diag.NotFound, "%s: command not found", head)
 		if h := didYouMean(opts.sc(t), head); h != "" {
 			d.Hint = h
 		}
 		return nil, d
-	}
-	if err := t.e.reefGate(head, opts); err != nil {
-		return nil, err
 	}
 	argv, err := argvStrings(args)
 	if err != nil {

@@ -114,24 +114,31 @@ func (t *thread) run(sc *scope, pos []value.Value, raw []cmdArg) (value.Value, e
 		}
 		return t.external(target, args, &cmdOpts{scope: sc})
 	}
-	if statErr != nil {
-		return nil, diag.New(diag.NotFound, "run: %s: no such file", target)
-	}
 	if ext == "shl" || ext == "" && !hasShebang(full) {
+		if statErr != nil {
+			return nil, diag.New(diag.NotFound, "run: %s: no such file", target)
+		}
 		return t.runScriptValues(full, rest)
 	}
-	var argv []string
-	switch ext {
-	case "sh":
+	argv := t.e.reefRunner(ext)
+	if argv != nil {
+		argv = append(append([]string(nil), argv...), full)
+	}
+	switch {
+	case argv != nil:
+	case ext == "sh":
 		argv = []string{"sh", full}
-	case "py":
+	case ext == "py":
 		argv = []string{"python3", full}
-	case "js":
+	case ext == "js":
 		argv = []string{"node", full}
-	case "rs":
+	case ext == "rs":
 		argv = []string{"rust-script", full}
 	default:
-		line := shebang(full)
+		line := ""
+		if statErr == nil {
+			line = shebang(full)
+		}
 		if line == "" {
 			return nil, diag.New(diag.RunnerNotFound, "run: no runner for .%s files and no #! line in %s", ext, target)
 		}
@@ -245,11 +252,11 @@ func (t *thread) use(sc *scope, n *syntax.UseStmt) (value.Value, error) {
 func (t *thread) withExpr(sc *scope, n *syntax.With, used bool) (value.Value, error) {
 	e := t.e
 	e.mu.Lock()
-	savedCwd, savedEnv := e.cwd, append([]string(nil), e.env...)
+	savedCwd, savedEnv, savedReef := e.cwd, append([]string(nil), e.env...), e.reefOverride
 	e.mu.Unlock()
 	defer func() {
 		e.mu.Lock()
-		e.cwd, e.env = savedCwd, savedEnv
+		e.cwd, e.env, e.reefOverride = savedCwd, savedEnv, savedReef
 		e.mu.Unlock()
 	}()
 	for _, ent := range n.Entries {
@@ -287,8 +294,22 @@ func (t *thread) withExpr(sc *scope, n *syntax.With, used bool) (value.Value, er
 				e.setenv(k, s)
 			}
 		case "reef":
-			// Reef overrides only affect tool resolution; without a
-			// resolver they are accepted and ignored.
+			r, ok := v.(*value.Record)
+			if !ok {
+				return nil, diag.New(diag.TypeError, "with reef: expects a record, found %s", value.TypeName(v))
+			}
+			over := map[string]string{}
+			e.mu.Lock()
+			for k, c := range e.reefOverride {
+				over[k] = c
+			}
+			e.mu.Unlock()
+			for i, k := range r.Keys() {
+				over[k] = value.Display(r.Vals[i])
+			}
+			e.mu.Lock()
+			e.reefOverride = over
+			e.mu.Unlock()
 		}
 	}
 	return t.stmts(newScope(sc), n.Body.Stmts, used)
