@@ -46,7 +46,10 @@ func feedBoth(t *testing.T, cols, rows int, chunks [][]byte) (elided int) {
 	for i, c := range chunks {
 		fast.Write(c)
 		slow.Write(c)
-		if a, b := render(fast), render(slow); a != b {
+		// Text and cursor after every chunk; styles too after the last one (a
+		// styled rendering costs too much to take each time under -race).
+		last := i == len(chunks)-1
+		if a, b := render(fast, last), render(slow, last); a != b {
 			t.Fatalf("after chunk %d (%q…):\nelided:\n%s\nplain:\n%s", i, head(c), a, b)
 		}
 	}
@@ -62,9 +65,13 @@ func drainAll(e *vtEmulator) {
 	}
 }
 
-func render(e *vtEmulator) string {
+func render(e *vtEmulator, styled bool) string {
 	pos := e.e.CursorPosition()
-	return fmt.Sprintf("%s\ncursor %d,%d hidden=%v alt=%v", e.e.Render(), pos.X, pos.Y, e.e.CursorHidden(), e.e.IsAltScreen())
+	text := e.e.String()
+	if styled {
+		text = e.e.Render()
+	}
+	return fmt.Sprintf("%s\ncursor %d,%d hidden=%v alt=%v", text, pos.X, pos.Y, e.e.CursorHidden(), e.e.IsAltScreen())
 }
 
 func head(b []byte) []byte { return b[:min(len(b), 40)] }
@@ -72,10 +79,10 @@ func head(b []byte) []byte { return b[:min(len(b), 40)] }
 func TestElisionMatchesPlainEmulator(t *testing.T) {
 	t.Parallel()
 	elided := 0
-	for seed := range uint64(60) {
+	for seed := range uint64(24) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		var sb strings.Builder
-		for range 120 {
+		for range 80 {
 			if r.IntN(4) == 0 {
 				sb.WriteString(block(r, r.IntN(120)))
 			} else {
@@ -96,7 +103,7 @@ func TestElisionMatchesPlainEmulator(t *testing.T) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) { elided += feedBoth(t, cols, rows, chunks) })
 	}
 	// The streams must exercise the elision, or the comparison proves nothing.
-	if elided < 20 {
+	if elided < 10 {
 		t.Errorf("only %d chunks were elided", elided)
 	}
 }

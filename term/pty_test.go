@@ -424,6 +424,7 @@ func TestCloseKillsGroupLeftovers(t *testing.T) {
 	t.Parallel()
 	// The shell backgrounds a job that ignores HUP, then exits by itself.
 	p := spawnT(t, SpawnOptions{Argv: []string{"sh", "-c", `trap "" HUP; sleep 1000 & echo "bg $!"; exit 0`}})
+	waitText(t, p, "bg ")
 	s := waitExit(t, p)
 	var bg int
 	for _, l := range s.Lines {
