@@ -139,21 +139,28 @@ func radixPerm(keys []uint64) []int {
 	for i, k := range keys {
 		cur[i] = item{k, i}
 	}
-	for shift := uint(0); shift < 64; shift += 8 {
-		var count [257]int
-		for _, it := range cur {
-			count[(it.k>>shift)&0xff+1]++
+	// All eight byte histograms in one read of the keys.
+	var counts [8][256]int
+	for _, k := range keys {
+		for b := range 8 {
+			counts[b][(k>>(8*b))&0xff]++
 		}
-		if slices.Contains(count[1:], n) {
+	}
+	for b := range 8 {
+		count := &counts[b]
+		if slices.Contains(count[:], n) {
 			continue // every key has the same byte here
 		}
-		for b := 1; b < 257; b++ {
-			count[b] += count[b-1]
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
 		}
+		shift := uint(8 * b)
 		for _, it := range cur {
-			b := (it.k >> shift) & 0xff
-			tmp[count[b]] = it
-			count[b]++
+			d := (it.k >> shift) & 0xff
+			tmp[count[d]] = it
+			count[d]++
 		}
 		cur, tmp = tmp, cur
 	}
