@@ -82,6 +82,9 @@ var errorCases = []struct {
 	{src: strings.Repeat("(", 1000) + "1" + strings.Repeat(")", 1000), msg: "nesting too deep", at: -1},
 	{src: strings.Repeat("[", 1000), msg: "nesting too deep", at: -1},
 	{src: strings.Repeat("-", 5000) + "1", msg: "nesting too deep", at: -1},
+	{src: strings.Repeat(`"{`, 1000) + "1" + strings.Repeat(`}"`, 1000), msg: "nesting too deep", at: -1},
+	{src: "let x: " + strings.Repeat("list<", 1000) + "int" + strings.Repeat(">", 1000) + " = 1", msg: "nesting too deep", at: -1},
+	{src: "if x {}" + strings.Repeat(" else if x {}", 1000), msg: "nesting too deep", at: -1},
 	// Input that merely ended early is Partial so a REPL reads on.
 	{src: "let x = 1 +", msg: "expected expression, found EOF", partial: true, at: 11},
 	{src: "f(1,", msg: "found EOF", partial: true, at: 4},

@@ -269,7 +269,7 @@ func (p *parser) skipInterp(i int, multiline bool) int {
 				return j + 1
 			}
 		case '"', '\'':
-			end, ok := p.skipNestedString(j)
+			end, ok := p.skipNestedString(j, 0)
 			if !ok {
 				j = p.end
 				continue
@@ -295,7 +295,10 @@ func (p *parser) skipInterp(i int, multiline bool) int {
 
 // skipNestedString skips a single-line or triple-quoted string inside an
 // interpolation hole, reporting false when it does not close.
-func (p *parser) skipNestedString(i int) (int, bool) {
+func (p *parser) skipNestedString(i, depth int) (int, bool) {
+	if depth > maxDepth {
+		p.fail(diag.Span{Start: i, End: i + 1}, "nesting too deep", "")
+	}
 	q := p.src[i]
 	if i+2 < p.end && p.src[i+1] == q && p.src[i+2] == q {
 		for j := i + 3; j+2 < p.end; j++ {
@@ -319,17 +322,17 @@ func (p *parser) skipNestedString(i int) (int, bool) {
 		case q == '"' && c == '\\':
 			j++
 		case q == '"' && c == '{':
-			depth := 0
+			braces := 0
 			for ; j < p.end; j++ {
 				if p.src[j] == '{' {
-					depth++
+					braces++
 				} else if p.src[j] == '}' {
-					depth--
-					if depth == 0 {
+					braces--
+					if braces == 0 {
 						break
 					}
 				} else if p.src[j] == '"' || p.src[j] == '\'' {
-					end, ok := p.skipNestedString(j)
+					end, ok := p.skipNestedString(j, depth+1)
 					if !ok {
 						return 0, false
 					}

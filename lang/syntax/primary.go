@@ -238,7 +238,7 @@ func (p *parser) recordKeyAt(i int) bool {
 	if name := p.identAt(i); name != "" {
 		j = i + len(name)
 	} else if i < p.end && (p.src[i] == '"' || p.src[i] == '\'') {
-		end, ok := p.skipNestedString(i)
+		end, ok := p.skipNestedString(i, 0)
 		if !ok {
 			return false
 		}
@@ -301,7 +301,9 @@ func (p *parser) parseIf() Expr {
 		p.pos = i + len("else")
 		n := p.peek()
 		if n.kind == tIdent && n.text == "if" {
+			flags := p.enter(p.nl)
 			x.Else = p.parseIf()
+			p.leave(flags)
 		} else {
 			x.Else = p.parseBlock()
 		}

@@ -338,6 +338,8 @@ func (p *parser) parseType() *TypeExpr {
 	te := &TypeExpr{Name: t.text}
 	if p.peek().kind == tLt {
 		p.advance()
+		flags := p.enter(p.nl)
+		defer p.leave(flags)
 		for {
 			te.Args = append(te.Args, p.parseType())
 			if p.peek().kind == tComma {
