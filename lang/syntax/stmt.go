@@ -254,7 +254,11 @@ func (p *parser) expectBinder() string {
 }
 
 func (p *parser) parseExport() Stmt {
-	start := p.advance().start
+	kw := p.advance()
+	start := kw.start
+	if p.sc.parent != nil {
+		p.fail(diag.Span{Start: kw.start, End: kw.end}, "`export` is only allowed at the top level of a module", "")
+	}
 	t := p.peek()
 	var d Stmt
 	switch {
