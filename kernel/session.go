@@ -168,15 +168,13 @@ func (ss *session) onExit(ctx context.Context, pid int) {
 	}
 }
 
-// wrapCmd tees a task's process output into its output ring. Pipes between processes
-// (*os.File) are left alone: only what the evaluator itself collects is task output.
+// wrapCmd tees a task's process stderr into its output ring. Stdout needs no tee: the
+// evaluator streams statement-position output to its Stdout, which is the task sink. Files
+// (redirections, pipes between processes) are left alone.
 func (ss *session) wrapCmd(ctx context.Context, cmd *exec.Cmd) error {
 	t := taskFrom(ctx)
 	if t == nil {
 		return nil
-	}
-	if cmd.Stdout != nil && !isFile(cmd.Stdout) {
-		cmd.Stdout = teeWriter{cmd.Stdout, t.output}
 	}
 	if cmd.Stderr != nil && !isFile(cmd.Stderr) {
 		cmd.Stderr = teeWriter{cmd.Stderr, t.output}
