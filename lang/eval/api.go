@@ -87,6 +87,10 @@ type Evaluator struct {
 
 	root *scope
 	sess *session
+
+	// streamed remembers the latest outcome whose stdout already went to
+	// Options.Stdout live, so hosts do not print it twice.
+	streamed *value.Outcome
 }
 
 // New returns an evaluator configured by opts (nil means defaults).
@@ -138,7 +142,7 @@ func (e *Evaluator) Run(ctx context.Context, prog *syntax.Program, pos Position)
 			return nil, err
 		}
 	}
-	v, err := e.runProgram(ctx, prog, pos)
+	v, err := e.runGuarded(ctx, prog, pos)
 	if err != nil {
 		if d := diag.As(err); d != nil && d.Src == "" {
 			d.Src = prog.Src
@@ -228,4 +232,35 @@ func (e *Evaluator) setenv(name, val string) {
 		}
 	}
 	e.env = append(out, name+"="+val)
+}
+
+// runGuarded runs prog and turns a panic (a broken invariant somewhere
+// below) into a language error, so one bad program cannot take down a
+// kernel serving many sessions.
+func (e *Evaluator) runGuarded(ctx context.Context, prog *syntax.Program, pos Position) (v value.Value, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, diag.New(diag.Custom, "internal error: %v", r)
+		}
+	}()
+	return e.runProgram(ctx, prog, pos)
+}
+
+// Streamed reports whether v is a command outcome whose stdout was
+// already written live to Options.Stdout (a statement-position external),
+// so a host rendering the final value should not print its output again.
+func (e *Evaluator) Streamed(v value.Value) bool {
+	o, ok := v.(*value.Outcome)
+	if !ok {
+		return false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return o == e.streamed
+}
+
+func (e *Evaluator) markStreamed(o *value.Outcome) {
+	e.mu.Lock()
+	e.streamed = o
+	e.mu.Unlock()
 }

@@ -69,3 +69,27 @@ func BenchmarkBashTrue1000(b *testing.B) {
 		}
 	}
 }
+
+func benchTable(b *testing.B) *Evaluator {
+	shape := value.NewShape([]string{"id", "name", "size"})
+	rows := make([]*value.Record, 1_000_000)
+	for i := range rows {
+		rows[i] = &value.Record{Shape: shape, Vals: []value.Value{
+			value.Int(i), value.Str(fmt.Sprintf("file-%07d", (i*7919)%1_000_000)), value.Size(uint64(i%1000) * 1000)}}
+	}
+	ev := New(&Options{Cwd: b.TempDir()})
+	ev.Define("t", &value.Table{Rows: rows})
+	return ev
+}
+
+func BenchmarkWhere1M(b *testing.B) {
+	benchEval(b, benchTable(b), "t.where(.size > 500kb).len()")
+}
+
+func BenchmarkSortBy500k(b *testing.B) {
+	ev := benchTable(b)
+	if _, err := ev.Eval(context.Background(), "let w = t.where(.size > 500kb)"); err != nil {
+		b.Fatal(err)
+	}
+	benchEval(b, ev, "w.sort_by(.name).len()")
+}

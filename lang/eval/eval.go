@@ -96,7 +96,7 @@ func (e *Evaluator) echo(s syntax.Stmt, v value.Value) {
 		return
 	}
 	// Externals stream their output live; builtins (pid 0) print here.
-	if o, ok := v.(*value.Outcome); ok && len(o.Stdout) > 0 && o.Pid == 0 {
+	if o, ok := v.(*value.Outcome); ok && len(o.Stdout) > 0 && !e.Streamed(o) {
 		e.opts.Stdout.Write(o.Stdout)
 	}
 }
@@ -661,6 +661,20 @@ func binaryOp(op string, l, r value.Value) (value.Value, error) {
 				if (s < a) == (b > 0) {
 					return s, nil
 				}
+			}
+		}
+	}
+	if a, ok := l.(value.Size); ok {
+		if b, ok := r.(value.Size); ok {
+			switch op {
+			case "<":
+				return value.Bool(a < b), nil
+			case "<=":
+				return value.Bool(a <= b), nil
+			case ">":
+				return value.Bool(a > b), nil
+			case ">=":
+				return value.Bool(a >= b), nil
 			}
 		}
 	}

@@ -146,6 +146,9 @@ func (t *thread) method(recv value.Value, name string, pos []value.Value, named 
 		}
 	}
 	switch name {
+	case "pick":
+		return nil, true, diag.New(diag.ArgError, "pick needs an interactive terminal").
+			WithHint("filter with .where(…) or .find(…) in scripts")
 	case "tap", "also":
 		if len(pos) != 1 {
 			return nil, true, diag.New(diag.ArgError, "%s requires a function", name)

@@ -135,9 +135,11 @@ func (t *thread) runProc(spec *procSpec) (*value.Outcome, error) {
 		}
 		files = append(files, f)
 	}
+	streamed := false
 	if spec.stmtPos && cmd.Stdout == &out && t.e.opts.Stdout != io.Discard {
 		// A statement-position command shows its output live.
 		cmd.Stdout = io.MultiWriter(&out, t.e.opts.Stdout)
+		streamed = true
 	}
 	if t.e.host.WrapCmd != nil {
 		if err := t.e.host.WrapCmd(ctx, cmd); err != nil {
@@ -182,6 +184,9 @@ func (t *thread) runProc(spec *procSpec) (*value.Outcome, error) {
 	if o.Stdout == nil {
 		o.Stdout = []byte{}
 	}
+	if streamed {
+		t.e.markStreamed(o)
+	}
 	if o.Stderr == nil {
 		o.Stderr = []byte{}
 	}
@@ -222,7 +227,7 @@ func cmdFailed(o *value.Outcome) *diag.Error {
 
 // echoValue shows an intermediate command outcome of a statement chain.
 func (e *Evaluator) echoValue(v value.Value) {
-	if o, ok := v.(*value.Outcome); ok && o.Pid == 0 && len(o.Stdout) > 0 {
+	if o, ok := v.(*value.Outcome); ok && !e.Streamed(o) && len(o.Stdout) > 0 {
 		e.opts.Stdout.Write(o.Stdout)
 	}
 }
