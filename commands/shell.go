@@ -137,7 +137,11 @@ func reportError(io *stdio, src string, err error) error {
 	if text == "" {
 		text = src
 	}
-	fmt.Fprint(io.err, d.Show(text))
+	msg := d.Show(text)
+	if !strings.HasSuffix(msg, "\n") {
+		msg += "\n"
+	}
+	fmt.Fprint(io.err, msg)
 	switch {
 	case d.Code == diag.ParseError:
 		return &exitError{code: 2}
