@@ -88,6 +88,8 @@ func (p *PTY) terminate(ctx context.Context) error {
 		p.signalGroup(s.sig)
 		if !p.waitExit(ctx, s.wait) {
 			if ctx.Err() != nil {
+				// Out of time for the polite way: never leave the group running.
+				p.signalGroup(unix.SIGKILL)
 				err = ctx.Err()
 				break
 			}

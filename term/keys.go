@@ -22,39 +22,113 @@ func (e *KeyError) Error() string { return fmt.Sprintf("unknown key %q", e.Name)
 // Unwrap lets callers test for [ErrInvalidInput].
 func (e *KeyError) Unwrap() error { return ErrInvalidInput }
 
-// namedKeys maps lower-cased key names (aliases included) to the bytes an xterm sends in
-// normal cursor-key mode.
-var namedKeys = map[string]string{
-	"enter": "\r", "return": "\r", "cr": "\r",
-	"newline": "\n", "lf": "\n",
-	"tab":     "\t",
-	"backtab": "\x1b[Z", "shift-tab": "\x1b[Z",
-	"escape": "\x1b", "esc": "\x1b",
-	"backspace": "\x7f", "bs": "\x7f",
-	"delete": "\x1b[3~", "del": "\x1b[3~",
-	"insert": "\x1b[2~", "ins": "\x1b[2~",
-	"space": " ",
-	"up":    "\x1b[A", "down": "\x1b[B", "right": "\x1b[C", "left": "\x1b[D",
-	"home": "\x1b[H", "end": "\x1b[F",
-	"pageup": "\x1b[5~", "pgup": "\x1b[5~",
-	"pagedown": "\x1b[6~", "pgdn": "\x1b[6~",
-	"f1": "\x1bOP", "f2": "\x1bOQ", "f3": "\x1bOR", "f4": "\x1bOS",
-	"f5": "\x1b[15~", "f6": "\x1b[17~", "f7": "\x1b[18~", "f8": "\x1b[19~",
-	"f9": "\x1b[20~", "f10": "\x1b[21~", "f11": "\x1b[23~", "f12": "\x1b[24~",
+// namedKey returns the bytes an xterm sends for a lower-cased key name (aliases
+// included) in normal cursor-key mode.
+func namedKey(name string) (string, bool) {
+	switch name {
+	case "enter", "return", "cr":
+		return "\r", true
+	case "newline", "lf":
+		return "\n", true
+	case "tab":
+		return "\t", true
+	case "backtab", "shift-tab":
+		return "\x1b[Z", true
+	case "escape", "esc":
+		return "\x1b", true
+	case "backspace", "bs":
+		return "\x7f", true
+	case "delete", "del":
+		return "\x1b[3~", true
+	case "insert", "ins":
+		return "\x1b[2~", true
+	case "space":
+		return " ", true
+	case "up":
+		return "\x1b[A", true
+	case "down":
+		return "\x1b[B", true
+	case "right":
+		return "\x1b[C", true
+	case "left":
+		return "\x1b[D", true
+	case "home":
+		return "\x1b[H", true
+	case "end":
+		return "\x1b[F", true
+	case "pageup", "pgup":
+		return "\x1b[5~", true
+	case "pagedown", "pgdn":
+		return "\x1b[6~", true
+	case "f1":
+		return "\x1bOP", true
+	case "f2":
+		return "\x1bOQ", true
+	case "f3":
+		return "\x1bOR", true
+	case "f4":
+		return "\x1bOS", true
+	case "f5":
+		return "\x1b[15~", true
+	case "f6":
+		return "\x1b[17~", true
+	case "f7":
+		return "\x1b[18~", true
+	case "f8":
+		return "\x1b[19~", true
+	case "f9":
+		return "\x1b[20~", true
+	case "f10":
+		return "\x1b[21~", true
+	case "f11":
+		return "\x1b[23~", true
+	case "f12":
+		return "\x1b[24~", true
+	}
+	return "", false
 }
 
-// appCursorKeys are the keys whose encoding changes when the program has switched the
-// terminal to application cursor-key mode (DECCKM, "CSI ? 1 h"). A real xterm sends
-// SS3 forms then; programs such as vim and less enable the mode and expect them, and
-// they still accept the CSI forms, so following the mode is never worse.
-var appCursorKeys = map[string]string{
-	"up": "\x1bOA", "down": "\x1bOB", "right": "\x1bOC", "left": "\x1bOD",
-	"home": "\x1bOH", "end": "\x1bOF",
+// appCursorKey returns the encoding of the keys that change when the program has
+// switched the terminal to application cursor-key mode (DECCKM, "CSI ? 1 h"). A real
+// xterm sends SS3 forms then; programs such as vim and less enable the mode and expect
+// them (they accept the CSI forms too, so following the mode is never worse).
+func appCursorKey(name string) (string, bool) {
+	switch name {
+	case "up":
+		return "\x1bOA", true
+	case "down":
+		return "\x1bOB", true
+	case "right":
+		return "\x1bOC", true
+	case "left":
+		return "\x1bOD", true
+	case "home":
+		return "\x1bOH", true
+	case "end":
+		return "\x1bOF", true
+	}
+	return "", false
 }
 
-// ctrlSymbols are the non-letter characters a Ctrl chord accepts.
-var ctrlSymbols = map[string]byte{
-	"space": 0x00, "@": 0x00, "[": 0x1b, "\\": 0x1c, "]": 0x1d, "^": 0x1e, "_": 0x1f, "?": 0x7f,
+// ctrlSymbol returns the byte of a Ctrl chord on a non-letter.
+func ctrlSymbol(name string) (byte, bool) {
+	switch name {
+	case "space", "@":
+		return 0x00, true
+	case "[":
+		return 0x1b, true
+	case "\\":
+		return 0x1c, true
+	case "]":
+		return 0x1d, true
+	case "^":
+		return 0x1e, true
+	case "_":
+		return 0x1f, true
+	case "?":
+		return 0x7f, true
+	}
+	return 0, false
 }
 
 // EncodeKey returns the bytes for a named key (case-insensitive), as listed in
@@ -73,11 +147,11 @@ func EncodeKey(name string, appCursor bool) ([]byte, error) {
 func encodeKey(name string, appCursor bool, depth int) (string, bool) {
 	lower := strings.ToLower(name)
 	if appCursor {
-		if s, ok := appCursorKeys[lower]; ok {
+		if s, ok := appCursorKey(lower); ok {
 			return s, true
 		}
 	}
-	if s, ok := namedKeys[lower]; ok {
+	if s, ok := namedKey(lower); ok {
 		return s, true
 	}
 	// A lone character is its own key; this is what makes "Alt-b" and "Ctrl-Alt-x"
@@ -100,7 +174,7 @@ func encodeKey(name string, appCursor bool, depth int) (string, bool) {
 	}
 	for _, p := range []string{"ctrl-", "c-"} {
 		if rest, ok := strings.CutPrefix(lower, p); ok && rest != "" {
-			if b, ok := ctrlSymbols[rest]; ok {
+			if b, ok := ctrlSymbol(rest); ok {
 				return string([]byte{b}), true
 			}
 			if len(rest) == 1 && rest[0] >= 'a' && rest[0] <= 'z' {

@@ -456,16 +456,28 @@ func (p *PTY) deliverEvents() {
 			case <-t.C:
 			case <-p.stop:
 				t.Stop()
+				if exited != nil && p.waitExit(context.Background(), 0) {
+					p.deliverExit()
+				}
 				return
 			}
 		case <-exited:
 			exited = nil
-			p.mu.Lock()
-			st := p.exit
-			p.mu.Unlock()
-			p.onEvent(Event{ID: p.id, Kind: EventExit, Exit: st})
+			p.deliverExit()
 		case <-p.stop:
+			// Close reaps before it stops us, so the exit is known: report it even
+			// when both were ready and select picked the stop.
+			if exited != nil && p.waitExit(context.Background(), 0) {
+				p.deliverExit()
+			}
 			return
 		}
 	}
+}
+
+func (p *PTY) deliverExit() {
+	p.mu.Lock()
+	st := p.exit
+	p.mu.Unlock()
+	p.onEvent(Event{ID: p.id, Kind: EventExit, Exit: st})
 }

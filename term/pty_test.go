@@ -45,7 +45,8 @@ func spawnT(t *testing.T, opts SpawnOptions) *PTY {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), long)
 		defer cancel()
-		if _, err := p.Close(ctx); err != nil {
+		// A test that closed with a done context gets that error again; fine here.
+		if _, err := p.Close(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			t.Errorf("Close: %v", err)
 		}
 	})
@@ -634,5 +635,45 @@ func TestEmulatorRecoversFromPanic(t *testing.T) {
 	}
 	if s := v.Snapshot(); s.lines[0] != "before" || s.lines[1] != "after" {
 		t.Errorf("screen after recovery = %q", s.lines)
+	}
+}
+
+func TestCloseWithDoneContextStillKills(t *testing.T) {
+	t.Parallel()
+	p := spawnT(t, SpawnOptions{Argv: []string{"sh", "-c", `trap "" HUP TERM; echo ready; sleep 1000`}})
+	waitText(t, p, "ready")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	start := time.Now()
+	if _, err := p.Close(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Close with a done context: %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > long/2 {
+		t.Errorf("Close with a done context took %v", d)
+	}
+	waitGroupGone(t, p.Pid())
+}
+
+func TestExitEventOnClose(t *testing.T) {
+	t.Parallel()
+	events := make(chan Event, 16)
+	p := spawnT(t, SpawnOptions{Argv: []string{"cat"}, OnEvent: func(e Event) { events <- e }})
+	if _, err := p.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(long)
+	for {
+		select {
+		case e := <-events:
+			if e.Kind != EventExit {
+				continue
+			}
+			if e.Exit == nil || e.Exit.Signal == nil || *e.Exit.Signal != "SIGHUP" {
+				t.Errorf("exit event = %+v", e.Exit)
+			}
+			return
+		case <-timeout:
+			t.Fatal("no exit event after Close")
+		}
 	}
 }
