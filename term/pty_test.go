@@ -606,12 +606,18 @@ func TestMergeEnv(t *testing.T) {
 }
 
 // TestHostileOutput: output that crashes a bare vt (a bottom margin below the screen,
-// then scroll down) must leave the PTY working.
+// then scroll down) must leave the PTY working, with the margin clamped as xterm does.
 func TestHostileOutput(t *testing.T) {
 	t.Parallel()
 	p := spawnT(t, SpawnOptions{Argv: []string{"sh", "-c",
-		`printf '\033[2;30r\033[T\033[3L\033[2M'; printf '\033[3;10r\033[T'; echo; echo still-alive; exec sleep 1000`}, Rows: 5, Cols: 20})
-	waitText(t, p, "still-alive")
+		`printf '\033[2;30r\033[T\033[3L\033[2M'; printf '\033[3;10r\033[T'; ` +
+			// Margins 2..30 on 5 rows mean rows 2..5: the first row must not scroll.
+			`printf '\033[H\033[2JTOP\033[2;30r\033[5;1H'; for i in 1 2 3 4 5 6; do printf '\nline%d' $i; done; ` +
+			`exec sleep 1000`}, Rows: 5, Cols: 20})
+	s := waitText(t, p, "line6")
+	if want := []string{"TOP", "line3", "line4", "line5", "line6"}; strings.Join(s.Lines, "|") != strings.Join(want, "|") {
+		t.Errorf("screen = %q, want %q", s.Lines, want)
+	}
 	p.mu.Lock()
 	panics := p.emu.(*vtEmulator).panics
 	p.mu.Unlock()

@@ -86,9 +86,15 @@ func newVTEmulator(cols, rows int, logf func(string, ...any)) *vtEmulator {
 			bottom = h
 		}
 		if bottom > h {
-			// vt keeps a bottom margin below the screen and later indexes past its
-			// rows (SD/IL panic). Ignore such a request rather than crash.
-			return true
+			// vt would keep a bottom margin below the screen and later index past
+			// its rows (SD and IL panic). xterm clamps it to the last row; so do we,
+			// by rewriting the parameter in the parser's buffer, which params
+			// aliases and vt's handler reads next. Should a vt release copy the
+			// parameters instead, the panic guard in write still holds.
+			bottom = h
+			if len(params) > 1 {
+				params[1] = ansi.Param(h)
+			}
 		}
 		if top < bottom {
 			v.margins[v.screenIndex()] = top > 1 || bottom < h
