@@ -327,58 +327,82 @@ func marshalStruct(b *bytes.Buffer, v reflect.Value, node bool) error {
 // UnmarshalProgram decodes the JSON written by [MarshalProgram]. Malformed
 // input, unknown node types and nodes in the wrong place are errors.
 func UnmarshalProgram(data []byte) (*Program, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
+	// One generic decode keeps the work linear in the input; UseNumber
+	// keeps 64-bit sizes and durations exact.
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("unmarshal program: %w", err)
 	}
-	if top == nil {
+	if dec.More() {
+		return nil, fmt.Errorf("unmarshal program: trailing data")
+	}
+	top, ok := doc.(map[string]any)
+	if !ok {
 		return nil, fmt.Errorf("unmarshal program: not an object")
 	}
-	var typ string
-	if err := json.Unmarshal(top["type"], &typ); err != nil || typ != "Program" {
+	if typ, _ := top["type"].(string); typ != "Program" {
 		return nil, fmt.Errorf("unmarshal program: type is not \"Program\"")
 	}
-	var version int
-	if err := json.Unmarshal(top["ast_version"], &version); err != nil || version != ASTVersion {
+	if v, _ := top["ast_version"].(json.Number); v.String() != strconv.Itoa(ASTVersion) {
 		return nil, fmt.Errorf("unmarshal program: unsupported ast_version (want %d)", ASTVersion)
 	}
 	p := &Program{}
 	if err := decodeSpan(top["span"], &p.S); err != nil {
 		return nil, err
 	}
-	if raw, ok := top["src"]; ok {
-		if err := json.Unmarshal(raw, &p.Src); err != nil {
-			return nil, fmt.Errorf("unmarshal program: src: %w", err)
+	if src, ok := top["src"]; ok {
+		s, isStr := src.(string)
+		if !isStr {
+			return nil, fmt.Errorf("unmarshal program: src is not a string")
 		}
+		p.Src = s
 	}
-	v := reflect.ValueOf(&p.Stmts).Elem()
-	if err := decodeInto(v, top["stmts"]); err != nil {
+	if err := decodeInto(reflect.ValueOf(&p.Stmts).Elem(), top["stmts"], true); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-func decodeSpan(raw json.RawMessage, s *diag.Span) error {
-	if raw == nil {
+func decodeSpan(raw any, s *diag.Span) error {
+	m, ok := raw.(map[string]any)
+	if !ok {
 		return fmt.Errorf("unmarshal program: node without span")
 	}
-	if err := json.Unmarshal(raw, s); err != nil {
-		return fmt.Errorf("unmarshal program: span: %w", err)
+	start, err1 := intOf(m["start"])
+	end, err2 := intOf(m["end"])
+	if err1 != nil || err2 != nil {
+		return fmt.Errorf("unmarshal program: bad span")
 	}
+	*s = diag.Span{Start: int(start), End: int(end)}
 	return nil
 }
 
-// decodeInto decodes raw into the settable value v according to v's type.
-func decodeInto(v reflect.Value, raw json.RawMessage) error {
-	if raw == nil || string(raw) == "null" {
+func intOf(v any) (int64, error) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, fmt.Errorf("not a number")
+	}
+	return strconv.ParseInt(n.String(), 10, 64)
+}
+
+// decodeInto stores the generic JSON value raw into the settable v
+// according to v's type; present reports whether the key existed.
+func decodeInto(v reflect.Value, raw any, present bool) error {
+	if raw == nil {
 		switch v.Kind() {
 		case reflect.Interface, reflect.Pointer, reflect.Slice:
 			v.SetZero()
 			return nil
 		}
-		if raw == nil {
+		if !present {
 			return fmt.Errorf("unmarshal program: missing %s", v.Type())
 		}
+		return fmt.Errorf("unmarshal program: null %s", v.Type())
+	}
+	bad := func() error {
+		return fmt.Errorf("unmarshal program: %T where %s belongs", raw, v.Type())
 	}
 	switch v.Kind() {
 	case reflect.Interface, reflect.Pointer:
@@ -390,26 +414,62 @@ func decodeInto(v reflect.Value, raw json.RawMessage) error {
 			return fmt.Errorf("unmarshal program: %s cannot appear as %s", nodeTypeName(n.Elem().Type()), v.Type())
 		}
 		v.Set(n)
-		return nil
 	case reflect.Slice:
-		var items []json.RawMessage
-		if err := json.Unmarshal(raw, &items); err != nil {
-			return fmt.Errorf("unmarshal program: %s: %w", v.Type(), err)
+		items, ok := raw.([]any)
+		if !ok {
+			return bad()
 		}
 		s := reflect.MakeSlice(v.Type(), len(items), len(items))
 		for i, it := range items {
-			if err := decodeInto(s.Index(i), it); err != nil {
+			if err := decodeInto(s.Index(i), it, true); err != nil {
 				return err
 			}
 		}
 		v.Set(s)
-		return nil
 	case reflect.Struct: // StrPart
-		return decodeFields(v, raw)
+		m, ok := raw.(map[string]any)
+		if !ok {
+			return bad()
+		}
+		return decodeFields(v, m)
+	case reflect.String:
+		s, ok := raw.(string)
+		if !ok {
+			return bad()
+		}
+		v.SetString(s)
+	case reflect.Bool:
+		b, ok := raw.(bool)
+		if !ok {
+			return bad()
+		}
+		v.SetBool(b)
+	case reflect.Int, reflect.Int64:
+		n, err := intOf(raw)
+		if err != nil || v.OverflowInt(n) {
+			return bad()
+		}
+		v.SetInt(n)
+	case reflect.Uint64:
+		num, ok := raw.(json.Number)
+		if !ok {
+			return bad()
+		}
+		n, err := strconv.ParseUint(num.String(), 10, 64)
+		if err != nil {
+			return bad()
+		}
+		v.SetUint(n)
 	case reflect.Float64:
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			switch s {
+		switch x := raw.(type) {
+		case json.Number:
+			f, err := strconv.ParseFloat(x.String(), 64)
+			if err != nil {
+				return bad()
+			}
+			v.SetFloat(f)
+		case string:
+			switch x {
 			case "inf":
 				v.SetFloat(math.Inf(1))
 			case "-inf":
@@ -417,37 +477,32 @@ func decodeInto(v reflect.Value, raw json.RawMessage) error {
 			case "nan":
 				v.SetFloat(math.NaN())
 			default:
-				return fmt.Errorf("unmarshal program: bad float %q", s)
+				return fmt.Errorf("unmarshal program: bad float %q", x)
 			}
-			return nil
+		default:
+			return bad()
 		}
-	}
-	if err := json.Unmarshal(raw, v.Addr().Interface()); err != nil {
-		return fmt.Errorf("unmarshal program: %s: %w", v.Type(), err)
+	default:
+		return bad()
 	}
 	return nil
 }
 
 // decodeNode decodes one node object into a new node pointer.
-func decodeNode(raw json.RawMessage) (reflect.Value, error) {
-	var head struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return reflect.Value{}, fmt.Errorf("unmarshal program: node: %w", err)
-	}
-	n, ok := newNode(head.Type)
+func decodeNode(raw any) (reflect.Value, error) {
+	m, ok := raw.(map[string]any)
 	if !ok {
-		return reflect.Value{}, fmt.Errorf("unmarshal program: unknown node type %q", head.Type)
+		return reflect.Value{}, fmt.Errorf("unmarshal program: node is not an object")
 	}
-	return n, decodeFields(n.Elem(), raw)
+	typ, _ := m["type"].(string)
+	n, ok := newNode(typ)
+	if !ok {
+		return reflect.Value{}, fmt.Errorf("unmarshal program: unknown node type %q", typ)
+	}
+	return n, decodeFields(n.Elem(), m)
 }
 
-func decodeFields(v reflect.Value, raw json.RawMessage) error {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return fmt.Errorf("unmarshal program: %s: %w", v.Type(), err)
-	}
+func decodeFields(v reflect.Value, fields map[string]any) error {
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -459,7 +514,8 @@ func decodeFields(v reflect.Value, raw json.RawMessage) error {
 			v.Field(i).Set(reflect.ValueOf(Pos{s}))
 			continue
 		}
-		if err := decodeInto(v.Field(i), fields[fieldKey(t, f.Name)]); err != nil {
+		raw, present := fields[fieldKey(t, f.Name)]
+		if err := decodeInto(v.Field(i), raw, present); err != nil {
 			return err
 		}
 	}
