@@ -141,9 +141,10 @@ func (p *parser) parseRedirect(j int) *Redirect {
 }
 
 // cmdPart parses one cmdpart at p.pos (no leading blanks): a word, a
-// string or a ( expr_or_command ). It returns nil at a word terminator
-// when allowEmpty is unset by the caller's context.
-func (p *parser) cmdPart(flagValue bool) CmdPart {
+// string or a ( expr_or_command ); nil when a terminator is there. With
+// takeValue, a `--name=` flag takes the following part as its value; the
+// value itself is read without it, so `--a= --b= x` cannot chain.
+func (p *parser) cmdPart(takeValue bool) CmdPart {
 	i := p.pos
 	if i >= p.end {
 		return nil
@@ -190,7 +191,7 @@ func (p *parser) cmdPart(flagValue bool) CmdPart {
 	}
 	p.pos = end
 	part := p.classify(w, i)
-	if f, ok := part.(*Flag); ok && f.EmptyEq && flagValue {
+	if f, ok := part.(*Flag); ok && f.EmptyEq && takeValue {
 		// --name= takes the next token as its value.
 		save := p.pos
 		p.pos = p.skipSpace(p.pos, true)

@@ -33,7 +33,7 @@ func (p *parser) parseExprFrom(first Expr) Expr {
 		c := &Catch{X: x}
 		// `catch IDENT` binds IDENT unless nothing follows it.
 		if b := p.peekLine(); b.kind == tIdent && !isReserved(b.text) {
-			after := p.lexAfter(b.end)
+			after := p.lexAt(b.end)
 			if after.kind != tNewline && after.kind != tEOF && after.kind != tSemi &&
 				after.kind != tRBrace && after.kind != tRParen && after.kind != tComma {
 				p.pos = b.end
@@ -52,9 +52,6 @@ func (p *parser) parseExprFrom(first Expr) Expr {
 		x = c
 	}
 }
-
-// lexAfter lexes the token at i without touching the parser position.
-func (p *parser) lexAfter(i int) token { return p.lexAt(i) }
 
 func (p *parser) binary(op string, l, r Expr) Expr {
 	return &Binary{Pos: span(l.Span().Start, r.Span().End), Op: op, L: l, R: r}

@@ -132,6 +132,8 @@ var parseCases = []struct {
 		want: `(ExprStmt X:(InterpStr Parts:[(StrPart Lit:"a ") (StrPart Expr:(Binary Op:"??" L:(MethodCall Recv:(Ident Name:"x") Name:"get" Args:[(Arg Value:(StrLit V:"k"))]) R:(RecordLit Fields:[(RecordField Key:"b" Value:(IntLit V:1))]))) (StrPart Lit:" b")]))`},
 	{name: "triple-quote dedent", src: "\"\"\"\n    a {x}\n      b\n    \"\"\"\n'''\n  p\n q\n'''", bound: []string{"x"},
 		want: `(ExprStmt X:(InterpStr Parts:[(StrPart Lit:"a ") (StrPart Expr:(Ident Name:"x")) (StrPart Lit:"\n  b")]))` + "\n" + `(ExprStmt X:(StrLit V:" p\nq"))`},
+	{name: "CRLF source", src: "let s = '''\r\n  a\r\n  b\r\n  '''\r\necho a\r\n",
+		want: `(LetStmt Name:"s" Value:(StrLit V:"a\nb"))` + "\n" + `(ExprStmt X:(Command Head:(Word Text:"echo") Args:[(Word Text:"a")]))`},
 	{name: "numeric literals", src: "1_000_000; 0xFF_FF; 0o755; 0b1010; 0b; 3.14; 1e9; 1.0e-9",
 		want: "(ExprStmt X:(IntLit V:1000000))\n(ExprStmt X:(IntLit V:65535))\n(ExprStmt X:(IntLit V:493))\n(ExprStmt X:(IntLit V:10))\n(ExprStmt X:(SizeLit))\n(ExprStmt X:(FloatLit V:3.14))\n(ExprStmt X:(FloatLit V:1e+09))\n(ExprStmt X:(FloatLit V:1e-09))"},
 	{name: "unit literals scale and saturate", src: "2.5mb; 1kib; 4000000000w; 1.5h; 3us; 99999999999tib",

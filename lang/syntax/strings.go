@@ -168,6 +168,9 @@ func (p *parser) dedent(s, e int) [][2]int {
 		indent = 0
 	}
 	for k, l := range lines {
+		if l[1] > l[0] && p.src[l[1]-1] == '\r' {
+			lines[k][1]-- // CRLF sources: CR is whitespace, not content
+		}
 		n := 0
 		for n < indent && l[0]+n < l[1] && (p.src[l[0]+n] == ' ' || p.src[l[0]+n] == '\t') {
 			n++
