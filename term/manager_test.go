@@ -2,6 +2,7 @@ package term
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"testing"
@@ -268,5 +269,23 @@ func TestManagerEvents(t *testing.T) {
 	}
 	if exit.Exit == nil || exit.Exit.Status == nil || *exit.Exit.Status != 4 {
 		t.Errorf("exit event = %+v", exit.Exit)
+	}
+}
+
+func TestWireShapes(t *testing.T) {
+	t.Parallel()
+	seven, kill := 7, "SIGKILL"
+	for _, c := range []struct {
+		v    any
+		want string
+	}{
+		{ExitStatus{Status: &seven}, `{"status":7,"signal":null}`},
+		{ExitStatus{Signal: &kill}, `{"status":null,"signal":"SIGKILL"}`},
+		{Cursor{Row: 2, Col: 4}, `{"row":2,"col":4,"hidden":false}`},
+	} {
+		b, err := json.Marshal(c.v)
+		if err != nil || string(b) != c.want {
+			t.Errorf("json %+v = %s, %v; want %s", c.v, b, err, c.want)
+		}
 	}
 }

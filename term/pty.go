@@ -40,15 +40,17 @@ const (
 
 // Cursor is the cursor position, zero-based, and whether the program hid it.
 type Cursor struct {
-	Row, Col int
-	Hidden   bool
+	Row    int  `json:"row"`
+	Col    int  `json:"col"`
+	Hidden bool `json:"hidden"`
 }
 
 // ExitStatus is how a child ended: Status for a normal exit, Signal ("SIGKILL") when a
-// signal killed it; the other is nil. Values are never modified after creation.
+// signal killed it; the other is nil. Values are never modified after creation. The
+// JSON form is the wire's exit object.
 type ExitStatus struct {
-	Status *int
-	Signal *string
+	Status *int    `json:"status"`
+	Signal *string `json:"signal"`
 }
 
 // Screen is what [PTY.Read] returns: the visible screen only, never scrollback.
