@@ -10,7 +10,7 @@ import (
 // that prints 100 000 short lines spends a second in the emulator although only the
 // last screenful can ever be seen (term keeps no scrollback). Within one chunk of
 // output, when the parser is in its ground state and a run of plain ASCII text (printable
-// characters, TAB, BS, CR, LF; no escapes) holds at least 2*rows line feeds, the part of
+// characters, TAB, CR, LF; no escapes) holds at least 2*rows line feeds, the part of
 // the run before its last rows line feeds is replaced by a cursor move to the start of
 // the bottom row:
 //
@@ -176,8 +176,10 @@ func (t *tracker) step(b byte) {
 	}
 }
 
+// isPlain reports bytes that move the cursor only within a row or down. BS is left
+// out: with reverse wraparound (DEC mode 45) it can move the cursor up a row.
 func isPlain(b byte) bool {
-	return (b >= 0x20 && b < 0x7f) || b == '\r' || b == '\n' || b == '\t' || b == '\b'
+	return (b >= 0x20 && b < 0x7f) || b == '\r' || b == '\n' || b == '\t'
 }
 
 // elideCut finds a skippable span in p for a screen of the given rows, starting where
