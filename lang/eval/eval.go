@@ -318,11 +318,23 @@ func (t *thread) forStmt(sc *scope, n *syntax.ForStmt) (value.Value, error) {
 	}
 	t.loops++
 	defer func() { t.loops-- }()
+	// A body that creates no closures cannot observe its iteration scope
+	// after the iteration ends, so one scope is reset and reused.
+	reuse := !capturesScope(n.Body)
+	var shared *scope
+	if reuse {
+		shared = newScope1(sc, n.Var, value.Null{}, false)
+	}
 	body := func(x value.Value) (bool, error) {
 		var inner *scope
-		if n.Var != "_" {
+		switch {
+		case reuse:
+			inner = shared
+			inner.inline[0] = binding{name: n.Var, val: x}
+			inner.vars = inner.inline[:1:1]
+		case n.Var != "_":
 			inner = newScope1(sc, n.Var, x, false)
-		} else {
+		default:
 			inner = newScope(sc)
 		}
 		_, err := t.stmts(inner, n.Body.Stmts, false)
@@ -411,6 +423,8 @@ func (t *thread) iterItems(v value.Value) ([]value.Value, error) {
 func (t *thread) whileStmt(sc *scope, n *syntax.WhileStmt) (value.Value, error) {
 	t.loops++
 	defer func() { t.loops-- }()
+	reuse := !capturesScope(n.Body)
+	shared := newScope(sc)
 	for i := 0; ; i++ {
 		if i&1023 == 0 {
 			if err := t.ctx.Err(); err != nil {
@@ -428,7 +442,13 @@ func (t *thread) whileStmt(sc *scope, n *syntax.WhileStmt) (value.Value, error) 
 		if !ok {
 			return value.Null{}, nil
 		}
-		if _, err := t.stmts(newScope(sc), n.Body.Stmts, false); err != nil {
+		body := shared
+		if reuse {
+			shared.vars = shared.vars[:0]
+		} else {
+			body = newScope(sc)
+		}
+		if _, err := t.stmts(body, n.Body.Stmts, false); err != nil {
 			if err == breakSignal {
 				return value.Null{}, nil
 			}
@@ -788,4 +808,22 @@ func (t *thread) catchExpr(sc *scope, n *syntax.Catch) (value.Value, error) {
 		hs.declare(n.Binder, &value.ErrorVal{Err: d}, false)
 	}
 	return t.body(hs, n.Handler, true)
+}
+
+// capturesScope reports whether evaluating n may create something that
+// keeps a reference to the enclosing scope (a closure, fn, alias, task).
+func capturesScope(n syntax.Node) bool {
+	found := false
+	syntax.Walk(n, func(x syntax.Node) bool {
+		switch c := x.(type) {
+		case *syntax.Lambda, *syntax.FnDecl, *syntax.Spawn, *syntax.AliasStmt:
+			found = true
+		case *syntax.Command:
+			if c.Background || c.Block != nil {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }

@@ -1,0 +1,64 @@
+package eval
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shoal-sh/shoal/lang/diag"
+)
+
+// TestEvalSemantics covers evaluator behaviour the corpus leaves implicit.
+func TestEvalSemantics(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ name, src, want, code string }{
+		{name: "loop closures capture each iteration", src: "var fs = []\nfor i in 0..3 { fs = fs + [() => i] }\nfs.map(f => f())", want: "[0, 1, 2]"},
+		{name: "loop without closures still scopes lets", src: "var s = 0\nfor i in 0..3 { let d = i * 2\ns += d }\ns", want: "6"},
+		{name: "while closures capture each iteration", src: "var i = 0\nvar fs = []\nwhile i < 2 { let j = i\nfs = fs + [() => j]\ni += 1 }\nfs.map(f => f())", want: "[0, 1]"},
+		{name: "closures share mutable state", src: "var n = 0\nlet inc = () => { n += 1; n }\ninc()\ninc()\nn", want: "2"},
+		{name: "defaults evaluated per call", src: "var k = 0\nfn f(x = k) { x }\nk = 5\nf()", want: "5"},
+		{name: "return passes through catch", src: "fn f() { try { return 1 } catch { 2 }\n3 }\nf()", want: "1"},
+		{name: "break passes through catch", src: "var s = 0\nfor i in 0..10 { try { if i == 3 { break } } catch { 0 }\ns += i }\ns", want: "3"},
+		{name: "break outside loop", src: "break", code: diag.Custom},
+		{name: "cd rejected in fn", src: "fn f() { cd / }\nf()", code: diag.Custom},
+		{name: "assign to let", src: "let x = 1\nx = 2", code: diag.TypeError},
+		{name: "compound assign undeclared", src: "zz += 1", code: diag.UndefinedVar},
+		{name: "fast dot lambda falls back on missing field", src: "[{a: 1}, {b: 2}].where(.a == 1) catch e { e.code }", want: `"field_missing"`},
+		{name: "fast dot lambda on non-records", src: "[-5, 1, 9].where(.abs() > 4)", want: "[-5, 9]"},
+		{name: "spawn and await", src: "let t = spawn { 40 + 2 }\nt.await()", want: "42"},
+		{name: "channel emit latest", src: "let c = channel(\"x\")\nc.emit(1)\nc.emit(2)\nc.latest()", want: "2"},
+		{name: "parallel settle", src: "parallel(() => 1, () => 1 / 0, settle: true).map(r => match r { error e => e.code, _ => r })", want: `[1, "div_zero"]`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ev := New(&Options{Cwd: t.TempDir()})
+			got, err := evalString(t, ev, tc.src)
+			if tc.code != "" {
+				if diag.CodeOf(err) != tc.code {
+					t.Fatalf("want %s, got %v (%s)", tc.code, err, got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Fatalf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestErrorsCarrySpanAndSource(t *testing.T) {
+	t.Parallel()
+	ev := New(&Options{Cwd: t.TempDir()})
+	src := "let x = 1\nlet y = x / 0"
+	_, err := ev.Eval(t.Context(), src)
+	d := diag.As(err)
+	if d == nil || d.Code != diag.DivZero {
+		t.Fatalf("got %v", err)
+	}
+	if d.Src != src || !strings.Contains(src[d.Span.Start:d.Span.End], "x / 0") {
+		t.Fatalf("span %v over %q", d.Span, src)
+	}
+}
