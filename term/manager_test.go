@@ -289,3 +289,39 @@ func TestWireShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestManagerCloseAllRacesOpen: opens that overlap CloseAll either fail or are closed
+// by it; no child survives.
+func TestManagerCloseAllRacesOpen(t *testing.T) {
+	t.Parallel()
+	m := NewManager(&ManagerOptions{Quota: 100})
+	var mu sync.Mutex
+	var pids []int
+	var wg sync.WaitGroup
+	started := make(chan struct{})
+	for i := range 6 {
+		wg.Go(func() {
+			if i == 0 {
+				close(started)
+			}
+			for range 5 {
+				p, err := m.Open(t.Context(), Owner{Principal: "p"}, sleeper(t))
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				pids = append(pids, p.Pid())
+				mu.Unlock()
+			}
+		})
+	}
+	<-started
+	m.CloseAll(t.Context())
+	wg.Wait()
+	for _, pid := range pids {
+		waitGroupGone(t, pid)
+	}
+	if _, err := m.Open(t.Context(), Owner{Principal: "p"}, sleeper(t)); err == nil {
+		t.Error("Open after CloseAll succeeded")
+	}
+}
