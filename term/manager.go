@@ -74,6 +74,9 @@ func NewManager(opts *ManagerOptions) *Manager {
 // principal has Quota PTYs open, a [*SpawnError] when the program cannot start, and an
 // [ErrInvalidInput] error for an empty command.
 func (m *Manager) Open(ctx context.Context, owner Owner, opts SpawnOptions) (*PTY, error) {
+	if len(opts.Argv) == 0 || opts.Argv[0] == "" {
+		return nil, fmt.Errorf("%w: empty command", ErrInvalidInput)
+	}
 	m.mu.Lock()
 	if m.closing {
 		m.mu.Unlock()

@@ -153,6 +153,10 @@ func TestManagerQuota(t *testing.T) {
 	if _, err := m.Open(t.Context(), a1, sleeper(t)); err != nil {
 		t.Errorf("open after close: %v", err)
 	}
+	// A bad request is reported as such even at the quota, and takes no number.
+	if _, err := m.Open(t.Context(), a1, SpawnOptions{}); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("empty command at quota: %v", err)
+	}
 	if got := NewManager(nil).quota; got != DefaultQuota {
 		t.Errorf("default quota = %d", got)
 	}

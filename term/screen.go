@@ -9,8 +9,8 @@ import (
 )
 
 // emulator is the part of a VT emulator term relies on. It hides the vt library (one
-// tagged release, untagged dependencies) behind three operations, so a replacement
-// touches only this file. Implementations need not be safe for concurrent use: the
+// tagged release, untagged dependencies) behind a few operations, so a replacement
+// touches only this file and elide.go. Implementations need not be safe for concurrent use: the
 // PTY calls them under its own mutex.
 type emulator interface {
 	// Write feeds program output to the emulator.
