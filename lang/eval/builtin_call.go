@@ -159,8 +159,10 @@ func (t *thread) callBuiltin(sc *scope, name string, pos []value.Value, named []
 			return nil, diag.New(diag.TypeError, "every() expects a positive duration")
 		}
 		return value.NewStream("datetime", &everySource{e: t.e, d: time.Duration(d)}), nil
-	case "watch", "tail":
-		return nil, diag.New(diag.Custom, "%s() is not available in this build", name)
+	case "tail":
+		return t.tailStream(pos, named)
+	case "watch":
+		return t.watchStream(pos, named)
 	}
 	return nil, diag.New(diag.UndefinedVar, "undefined function `%s`", name)
 }

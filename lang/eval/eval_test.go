@@ -62,3 +62,20 @@ func TestErrorsCarrySpanAndSource(t *testing.T) {
 		t.Fatalf("span %v over %q", d.Span, src)
 	}
 }
+
+func TestLiveSources(t *testing.T) {
+	t.Parallel()
+	ev := New(&Options{Cwd: t.TempDir()})
+	cases := []struct{ name, src, want string }{
+		{name: "tail follows appends", src: "\"old\\n\".save(\"log\")\nlet s = tail(\"log\")\nspawn { sleep 150ms\n\"a\\nb\\n\".append(\"log\") }\ns.take(2).collect()", want: `["a", "b"]`},
+		{name: "tail from start", src: "\"x\\ny\\n\".save(\"log2\")\ntail(\"log2\", from_start: true).take(2).collect()", want: `["x", "y"]`},
+		{name: "watch sees a new file", src: "mkdir w\nlet s = watch(\"w\")\nspawn { sleep 150ms\n\"1\".save(\"w/f\") }\ns.take(1).collect().map(.kind)", want: `["created"]`},
+		{name: "every ticks", src: "every(10ms).take(2).collect().len()", want: "2"},
+	}
+	for _, tc := range cases {
+		got, err := evalString(t, ev, tc.src)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: got %s, %v; want %s", tc.name, got, err, tc.want)
+		}
+	}
+}
