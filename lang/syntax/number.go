@@ -173,7 +173,24 @@ func durationUnit(u string) (int64, bool) {
 // unitLiteral scales num by unit, rounding to the nearest unit of storage
 // and saturating instead of wrapping (`4000000000w` is the max duration).
 func (p *parser) unitLiteral(sp diag.Span, num, unit string) token {
-	// Exact rational arithmetic keeps integer sizes exact beyond 2^53.
+	if n, err := strconv.ParseUint(num, 10, 64); err == nil {
+		// Whole numbers, the common case: exact integer arithmetic.
+		if m, ok := sizeUnit(unit); ok {
+			bytes := uint64(math.MaxUint64)
+			if n <= math.MaxUint64/m {
+				bytes = n * m
+			}
+			return token{kind: tSize, start: sp.Start, end: sp.End, lit: &SizeLit{Pos{sp}, bytes}}
+		}
+		if m, ok := durationUnit(unit); ok {
+			ns := int64(math.MaxInt64)
+			if n <= uint64(math.MaxInt64/m) {
+				ns = int64(n) * m
+			}
+			return token{kind: tDuration, start: sp.Start, end: sp.End, lit: &DurationLit{Pos{sp}, ns}}
+		}
+	}
+	// Exact rational arithmetic keeps fractional sizes exact beyond 2^53.
 	r, ok := new(big.Rat).SetString(num)
 	if !ok {
 		p.fail(sp, "invalid number literal", "")

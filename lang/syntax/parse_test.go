@@ -138,6 +138,8 @@ var parseCases = []struct {
 		want: "(ExprStmt X:(IntLit V:1000000))\n(ExprStmt X:(IntLit V:65535))\n(ExprStmt X:(IntLit V:493))\n(ExprStmt X:(IntLit V:10))\n(ExprStmt X:(SizeLit))\n(ExprStmt X:(FloatLit V:3.14))\n(ExprStmt X:(FloatLit V:1e+09))\n(ExprStmt X:(FloatLit V:1e-09))"},
 	{name: "unit literals scale and saturate", src: "2.5mb; 1kib; 4000000000w; 1.5h; 3us; 99999999999tib",
 		want: "(ExprStmt X:(SizeLit Bytes:2500000))\n(ExprStmt X:(SizeLit Bytes:1024))\n(ExprStmt X:(DurationLit Ns:9223372036854775807))\n(ExprStmt X:(DurationLit Ns:5400000000000))\n(ExprStmt X:(DurationLit Ns:3000))\n(ExprStmt X:(SizeLit Bytes:18446744073709551615))"},
+	{name: "fractional units round half away from zero", src: "2.5b; 0.5ns; 1.25kib; 0.1s",
+		want: "(ExprStmt X:(SizeLit Bytes:3))\n(ExprStmt X:(DurationLit Ns:1))\n(ExprStmt X:(SizeLit Bytes:1280))\n(ExprStmt X:(DurationLit Ns:100000000))"},
 	{name: "time literals", src: "9:05am; 12am; 7:05pm; 23:15; 14:30:05; 10:30:15pm",
 		want: "(ExprStmt X:(TimeLit H:9 M:5))\n(ExprStmt X:(TimeLit))\n(ExprStmt X:(TimeLit H:19 M:5))\n(ExprStmt X:(TimeLit H:23 M:15))\n(ExprStmt X:(TimeLit H:14 M:30 S:5))\n(ExprStmt X:(TimeLit H:22 M:30 S:15))"},
 	{name: "min int is written as a subtraction", src: "-9223372036854775807 - 1",

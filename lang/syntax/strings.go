@@ -18,6 +18,9 @@ func (p *parser) stringExpr(t token) Expr {
 		segs = p.dedent(f.bodyStart, f.bodyEnd)
 	}
 	sp := diag.Span{Start: t.start, End: t.end}
+	if len(segs) == 1 && (f.raw || !strings.ContainsAny(p.src[segs[0][0]:segs[0][1]], "\\{")) {
+		return &StrLit{Pos{sp}, p.src[segs[0][0]:segs[0][1]]} // nothing to decode
+	}
 	if f.raw {
 		var b strings.Builder
 		for k, s := range segs {
