@@ -74,6 +74,8 @@ var errorCases = []struct {
 	{src: "match x { 1 => 2 3 => 4 }", msg: "between match arms", at: 17},
 	{src: "fn f(a, ...r, b) { }", msg: "`...rest` must be the last parameter", at: 8},
 	{src: "fn f() { export let x = 1 }", msg: "`export` is only allowed at the top level", at: 9},
+	{src: "let r = {a: 1}\nr.a = 2", msg: "only a variable or `env.NAME` can be assigned", hint: ".set(", at: 19},
+	{src: "xs[0] += 1", msg: "only a variable or `env.NAME` can be assigned", at: 6},
 	{src: "1 2", msg: "expected newline or `;` between statements", hint: "^name", at: 2},
 	{src: "let x = 5 ls", msg: "expected newline or `;` between statements", at: 10},
 	{src: `"{}"`, msg: "interpolation must contain one expression", at: 1},

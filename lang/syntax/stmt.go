@@ -29,6 +29,9 @@ func (p *parser) parseStmts(inBlock bool) []Stmt {
 			p.failPipe(t)
 		case tAmp:
 			p.failAmp(t)
+		case tAssign, tPlusEq, tMinusEq, tStarEq, tSlashEq:
+			p.fail(diag.Span{Start: t.start, End: t.end}, "only a variable or `env.NAME` can be assigned",
+				"values are immutable: build a new one, e.g. `r = r.set(\"k\", v)`")
 		case tRBrace, tRParen, tRBracket:
 			p.fail(diag.Span{Start: t.start, End: t.end}, "unexpected `"+p.src[t.start:t.end]+"`", "")
 		}
