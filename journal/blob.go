@@ -55,7 +55,7 @@ func (j *Journal) PutBytes(ctx context.Context, kind string, data []byte) (Outpu
 func (j *Journal) recordBlob(ctx context.Context, hash string, n int64) error {
 	raw, _ := hex.DecodeString(hash)
 	now := j.opts.Now().UnixNano()
-	_, err := j.w.ExecContext(ctx, `INSERT INTO blob (hash, stored_len, created_ns, last_access_ns) VALUES (?, ?, ?, ?)
+	_, err := j.exec(ctx, `INSERT INTO blob (hash, stored_len, created_ns, last_access_ns) VALUES (?, ?, ?, ?)
 		ON CONFLICT (hash) DO UPDATE SET last_access_ns = excluded.last_access_ns`, raw, n, now, now)
 	return err
 }
@@ -66,7 +66,7 @@ func (j *Journal) TouchBlob(ctx context.Context, hash string) error {
 		return cas.ErrInvalidHash
 	}
 	raw, _ := hex.DecodeString(hash)
-	_, err := j.w.ExecContext(ctx, `UPDATE blob SET last_access_ns = ? WHERE hash = ?`, j.opts.Now().UnixNano(), raw)
+	_, err := j.exec(ctx, `UPDATE blob SET last_access_ns = ? WHERE hash = ?`, j.opts.Now().UnixNano(), raw)
 	return err
 }
 
@@ -76,7 +76,7 @@ func (j *Journal) Pin(ctx context.Context, hash string) error {
 		return cas.ErrInvalidHash
 	}
 	raw, _ := hex.DecodeString(hash)
-	_, err := j.w.ExecContext(ctx, `INSERT OR IGNORE INTO pin (hash) VALUES (?)`, raw)
+	_, err := j.exec(ctx, `INSERT OR IGNORE INTO pin (hash) VALUES (?)`, raw)
 	return err
 }
 
@@ -86,7 +86,7 @@ func (j *Journal) Unpin(ctx context.Context, hash string) error {
 		return cas.ErrInvalidHash
 	}
 	raw, _ := hex.DecodeString(hash)
-	_, err := j.w.ExecContext(ctx, `DELETE FROM pin WHERE hash = ?`, raw)
+	_, err := j.exec(ctx, `DELETE FROM pin WHERE hash = ?`, raw)
 	return err
 }
 
@@ -112,7 +112,7 @@ func (j *Journal) AddUndo(ctx context.Context, entryID int64, u Undo) error {
 	if !json.Valid(u.Inverse) {
 		return errors.New("journal add undo: inverse is not JSON")
 	}
-	if _, err := j.w.ExecContext(ctx, `INSERT INTO undo (entry_id, op, inverse) VALUES (?, ?, ?)`, entryID, u.Op, string(u.Inverse)); err != nil {
+	if _, err := j.exec(ctx, `INSERT INTO undo (entry_id, op, inverse) VALUES (?, ?, ?)`, entryID, u.Op, string(u.Inverse)); err != nil {
 		return fmt.Errorf("journal add undo %d: %w", entryID, err)
 	}
 	return nil

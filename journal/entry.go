@@ -115,12 +115,16 @@ func (j *Journal) Begin(ctx context.Context, s ExecStart) (int64, error) {
 	if cwd == nil {
 		cwd = []byte{}
 	}
-	res, err := j.begin.ExecContext(ctx, kind, nullInt(s.ParentID), s.Session, s.Principal, s.StartedNs, cwd, nullString(s.EnvHash),
-		s.Src, head, ast, effects)
-	if err != nil {
-		return 0, fmt.Errorf("journal begin: %w", err)
-	}
-	id, err := res.LastInsertId()
+	var id int64
+	err = j.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.Stmt(j.begin).Exec(kind, nullInt(s.ParentID), s.Session, s.Principal, s.StartedNs, cwd,
+			nullString(s.EnvHash), s.Src, head, ast, effects)
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("journal begin: %w", err)
 	}
@@ -157,34 +161,32 @@ func (j *Journal) Finish(ctx context.Context, id int64, f ExecFinish) error {
 		}
 		rows = append(rows, row{o.Kind, raw, o.Len, meta})
 	}
-	tx, err := j.w.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("journal finish %d: %w", id, err)
-	}
-	defer tx.Rollback()
 	var status any
 	if f.Status != nil {
 		status = *f.Status
 	}
-	res, err := tx.StmtContext(ctx, j.finish).ExecContext(ctx, f.DurNs, status, f.OK, f.Opaque, id)
+	err := j.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.Stmt(j.finish).Exec(f.DurNs, status, f.OK, f.Opaque, id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			// Tell a second Finish (which would duplicate the outputs) from an unknown id.
+			var exists bool
+			if qerr := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM entry WHERE id = ?)`, id).Scan(&exists); qerr == nil && exists {
+				return ErrAlreadyFinished
+			}
+			return ErrNotFound
+		}
+		insert := tx.Stmt(j.output)
+		for _, r := range rows {
+			if _, err := insert.Exec(id, r.kind, r.hash, r.len, r.meta); err != nil {
+				return fmt.Errorf("output: %w", err)
+			}
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("journal finish %d: %w", id, err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		// Tell a second Finish (which would duplicate the outputs) from an unknown id.
-		var exists bool
-		if qerr := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM entry WHERE id = ?)`, id).Scan(&exists); qerr == nil && exists {
-			return fmt.Errorf("journal finish %d: %w", id, ErrAlreadyFinished)
-		}
-		return fmt.Errorf("journal finish %d: %w", id, ErrNotFound)
-	}
-	insert := tx.StmtContext(ctx, j.output)
-	for _, r := range rows {
-		if _, err := insert.ExecContext(ctx, id, r.kind, r.hash, r.len, r.meta); err != nil {
-			return fmt.Errorf("journal finish %d: output: %w", id, err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("journal finish %d: %w", id, err)
 	}
 	return nil

@@ -44,26 +44,26 @@ func (j *Journal) AppendEvent(ctx context.Context, channel string, entryID int64
 	if ts == 0 {
 		ts = j.opts.Now().UnixNano()
 	}
-	tx, err := j.w.BeginTx(ctx, nil) // immediate: the max(seq) read and the insert are one unit
-	if err != nil {
-		return 0, fmt.Errorf("journal append event %s: %w", channel, err)
-	}
-	defer tx.Rollback()
 	var seq int64
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq) + 1, 0) FROM channel_event WHERE channel = ?`, channel).Scan(&seq); err != nil {
-		return 0, fmt.Errorf("journal append event %s: %w", channel, err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO channel_event (channel, seq, entry_id, ts, payload) VALUES (?, ?, ?, ?, ?)`,
-		channel, seq, nullInt(entryID), ts, string(payload)); err != nil {
-		return 0, fmt.Errorf("journal append event %s: %w", channel, err)
-	}
-	if channel == ChannelTranscript && entryID != 0 {
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO transcript_event (entry_id, ts, payload) VALUES (?, ?, ?)`,
-			entryID, ts, string(payload)); err != nil {
-			return 0, fmt.Errorf("journal append event %s: %w", channel, err)
+	err := j.write(ctx, func(tx *sql.Tx) error {
+		// In the writer's transaction, so reading the highest seq and inserting the next are
+		// one unit, and a rolled-back append does not consume a seq.
+		if err := tx.QueryRow(`SELECT COALESCE(MAX(seq) + 1, 0) FROM channel_event WHERE channel = ?`, channel).Scan(&seq); err != nil {
+			return err
 		}
-	}
-	if err := tx.Commit(); err != nil {
+		if _, err := tx.Exec(`INSERT INTO channel_event (channel, seq, entry_id, ts, payload) VALUES (?, ?, ?, ?, ?)`,
+			channel, seq, nullInt(entryID), ts, string(payload)); err != nil {
+			return err
+		}
+		if channel == ChannelTranscript && entryID != 0 {
+			if _, err := tx.Exec(`INSERT OR REPLACE INTO transcript_event (entry_id, ts, payload) VALUES (?, ?, ?)`,
+				entryID, ts, string(payload)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return 0, fmt.Errorf("journal append event %s: %w", channel, err)
 	}
 	return seq, nil

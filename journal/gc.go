@@ -72,7 +72,7 @@ func (j *Journal) GC(ctx context.Context, o GCOptions) (GCReport, error) {
 		if o.Apply {
 			// The row goes first, and only if the blob is still unpinned (a pin may have
 			// arrived since the listing).
-			res, err := j.w.ExecContext(ctx, `DELETE FROM blob WHERE hash = ? AND hash NOT IN (SELECT hash FROM pin)`, c.hash)
+			res, err := j.exec(ctx, `DELETE FROM blob WHERE hash = ? AND hash NOT IN (SELECT hash FROM pin)`, c.hash)
 			if err != nil {
 				return report, fmt.Errorf("journal gc: %w", err)
 			}

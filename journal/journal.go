@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" database/sql driver
@@ -56,6 +57,11 @@ type Journal struct {
 	// Statements of the hot write path, prepared once on the writer: go-sqlite3 would
 	// otherwise compile the SQL on every call, a large share of a Begin+Finish.
 	begin, finish, output *sql.Stmt
+
+	ops        chan *writeOp // to the writer goroutine (see write)
+	quit       chan struct{}
+	writerDone chan struct{}
+	closeOnce  sync.Once
 }
 
 // Open opens or creates the journal at path (its directory must exist), migrates the schema
@@ -64,7 +70,7 @@ func Open(path string, opts *Options) (*Journal, error) {
 	if !sqliteAvailable {
 		return nil, fmt.Errorf("open journal %s: %w", path, ErrNoSQLite)
 	}
-	j := &Journal{path: path}
+	j := &Journal{path: path, ops: make(chan *writeOp), quit: make(chan struct{}), writerDone: make(chan struct{})}
 	if opts != nil {
 		j.opts = *opts
 	}
@@ -139,6 +145,7 @@ func (j *Journal) open() error {
 		return err
 	}
 	j.cas = store
+	go j.writer()
 	return nil
 }
 
@@ -193,9 +200,16 @@ func (j *Journal) prepare() error {
 	return err
 }
 
-// Close closes both pools and the blob store.
+// Close stops the writer (a batch in progress still commits), then closes both pools and the
+// blob store. Writes after Close fail with [ErrClosed].
 func (j *Journal) Close() error {
 	var errs []error
+	j.closeOnce.Do(func() {
+		close(j.quit)
+		if j.cas != nil { // the writer was started
+			<-j.writerDone
+		}
+	})
 	for _, st := range []*sql.Stmt{j.begin, j.finish, j.output} {
 		if st != nil {
 			errs = append(errs, st.Close())

@@ -1,0 +1,93 @@
+package journal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+)
+
+// Failing writes batched with good ones are rolled back alone: every good write commits, and
+// no seq is consumed by a failed append.
+func TestGroupCommitIsolatesFailures(t *testing.T) {
+	t.Parallel()
+	j, _ := openJournal(t, nil)
+	ctx := t.Context()
+	var wg sync.WaitGroup
+	const workers, each = 8, 50
+	var mu sync.Mutex
+	var good []int64
+	for range workers {
+		wg.Go(func() {
+			for range each {
+				id, err := j.Begin(ctx, ExecStart{Src: "ok"})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				// Fails inside the writer's transaction (unknown entry).
+				if err := j.Finish(ctx, id+1_000_000, ExecFinish{OK: true}); !errors.Is(err, ErrNotFound) {
+					t.Errorf("finish of unknown id: %v", err)
+				}
+				// Fails inside the transaction (foreign key) after consuming a seq there.
+				if _, err := j.AppendEvent(ctx, ChannelJournal, id+1_000_000, json.RawMessage(`{}`), 1); err == nil {
+					t.Error("event for a missing entry accepted")
+				}
+				if err := j.Finish(ctx, id, ExecFinish{OK: true}); err != nil {
+					t.Error(err)
+				}
+				if _, err := j.AppendEvent(ctx, ChannelJournal, id, json.RawMessage(`{}`), 1); err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				good = append(good, id)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(good) != workers*each {
+		t.Fatalf("%d good writes", len(good))
+	}
+	for _, id := range good {
+		e, err := j.Get(ctx, id)
+		if err != nil || e.OK == nil || !*e.OK {
+			t.Fatalf("entry %d: %+v, %v", id, e, err)
+		}
+	}
+	evs, _ := j.EventsSince(ctx, ChannelJournal, -1, 0)
+	if len(evs) != workers*each {
+		t.Fatalf("%d events, want %d", len(evs), workers*each)
+	}
+	for i, ev := range evs {
+		if ev.Seq != int64(i) {
+			t.Fatalf("seq %d at %d: a failed append consumed a seq", ev.Seq, i)
+		}
+	}
+}
+
+func TestWritesAfterCloseFail(t *testing.T) {
+	t.Parallel()
+	j, _ := openJournal(t, nil)
+	j.Close()
+	if _, err := j.Begin(context.Background(), ExecStart{Src: "x"}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Begin after Close: %v", err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}
+
+func TestWriteHonoursCancelledContext(t *testing.T) {
+	t.Parallel()
+	j, _ := openJournal(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := j.Begin(ctx, ExecStart{Src: "x"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Begin with a cancelled context: %v", err)
+	}
+	if got, _ := j.Query(context.Background(), Filter{}); len(got) != 0 {
+		t.Fatal("cancelled Begin wrote a row")
+	}
+}
