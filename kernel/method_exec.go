@@ -178,12 +178,17 @@ func (s *Server) execOnce(ctx context.Context, cs *connState, a *attachment, src
 // stdout and non-empty stderr. A failed store is logged: the exec itself succeeded.
 func (s *Server) recordOutputs(ctx context.Context, fin *JournalFinish, v value.Value, render string) {
 	put := func(kind string, data []byte) {
+		if o, ok := s.blobs.known(kind, data); ok {
+			fin.Outputs = append(fin.Outputs, o)
+			return
+		}
 		o, err := s.journal.PutOutput(ctx, kind, data)
 		if err != nil {
 			s.log.Error("kernel: store output", "kind", kind, "error", err)
 			return
 		}
 		fin.Outputs = append(fin.Outputs, o)
+		s.blobs.add(o.Hash)
 	}
 	put("value", EncodeWire(v))
 	if render != "" {

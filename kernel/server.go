@@ -28,6 +28,7 @@ type Server struct {
 	euid    int
 	started time.Time
 	router  *jsonrpc.Router
+	blobs   blobCache
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
