@@ -78,26 +78,19 @@ func (e *Evaluator) runProgram(ctx context.Context, prog *syntax.Program, pos Po
 			return nil, e.topError(err)
 		}
 		last = v
-		if i < n-1 {
-			e.echo(s, v)
-		}
 	}
 	return last, nil
 }
 
-// echo writes the output of a bare top-level command statement (a
-// builtin's or a captured external's stdout) to Stdout.
-func (e *Evaluator) echo(s syntax.Stmt, v value.Value) {
-	es, ok := s.(*syntax.ExprStmt)
-	if !ok {
-		return
-	}
-	if !isCommandish(es.X) {
-		return
-	}
-	// Externals stream their output live; builtins (pid 0) print here.
-	if o, ok := v.(*value.Outcome); ok && len(o.Stdout) > 0 && !e.Streamed(o) {
-		e.opts.Stdout.Write(o.Stdout)
+// show writes the output of a statement-position command (a builtin's
+// stdout, or a captured chain result) to Stdout once, and remembers it so
+// Streamed tells hosts not to print it again.
+func (e *Evaluator) show(v value.Value) {
+	if o, ok := v.(*value.Outcome); ok && !e.Streamed(o) {
+		if len(o.Stdout) > 0 {
+			e.opts.Stdout.Write(o.Stdout)
+		}
+		e.markStreamed(o)
 	}
 }
 
@@ -248,6 +241,12 @@ func (t *thread) exprStmt(sc *scope, x syntax.Expr, stmtPos bool) (value.Value, 
 		v, err = t.langBlock(sc, n, nil, true)
 	case *syntax.MethodCall:
 		v, err = t.methodCall(sc, n, true)
+	case *syntax.Binary:
+		if n.Op == "&&" || n.Op == "||" {
+			v, err = t.chain(sc, n, true)
+		} else {
+			v, err = t.expr(sc, x)
+		}
 	default:
 		v, err = t.expr(sc, x)
 	}
@@ -258,6 +257,9 @@ func (t *thread) exprStmt(sc *scope, x syntax.Expr, stmtPos bool) (value.Value, 
 		if o, ok := v.(*value.Outcome); ok && !o.OK {
 			return nil, cmdFailed(o).WithSpan(x.Span())
 		}
+		t.e.show(v)
+	} else if b, ok := x.(*syntax.Binary); ok && (b.Op == "&&" || b.Op == "||") {
+		t.e.show(v)
 	}
 	return v, nil
 }
@@ -610,28 +612,7 @@ func (t *thread) unary(sc *scope, n *syntax.Unary) (value.Value, error) {
 func (t *thread) binary(sc *scope, n *syntax.Binary) (value.Value, error) {
 	switch n.Op {
 	case "&&", "||":
-		l, err := t.expr(sc, n.L)
-		if err != nil {
-			return nil, err
-		}
-		b, err := cond(l)
-		if err != nil {
-			return nil, err
-		}
-		if b == (n.Op == "||") {
-			return l, nil
-		}
-		if isCommandish(n.L) {
-			t.e.echoValue(l)
-		}
-		r, err := t.expr(sc, n.R)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := cond(r); err != nil {
-			return nil, err
-		}
-		return r, nil
+		return t.chain(sc, n, false)
 	case "??":
 		l, err := t.expr(sc, n.L)
 		if err != nil {
@@ -651,6 +632,42 @@ func (t *thread) binary(sc *scope, n *syntax.Binary) (value.Value, error) {
 		return nil, err
 	}
 	return binaryOp(n.Op, l, r)
+}
+
+// chain evaluates && / ||: operands are conditions in value position and
+// the deciding operand is the result (§6.5).
+func (t *thread) chain(sc *scope, n *syntax.Binary, stmt bool) (value.Value, error) {
+	var l value.Value
+	var err error
+	lb, nested := n.L.(*syntax.Binary)
+	nested = nested && (lb.Op == "&&" || lb.Op == "||")
+	if stmt && nested {
+		l, err = t.chain(sc, lb, true)
+	} else {
+		l, err = t.expr(sc, n.L)
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, err := cond(l)
+	if err != nil {
+		return nil, err
+	}
+	if b == (n.Op == "||") {
+		return l, nil
+	}
+	if stmt && (nested || isCommandish(n.L)) {
+		// A statement chain shows the commands it ran besides its result.
+		t.e.show(l)
+	}
+	r, err := t.expr(sc, n.R)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cond(r); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // binaryOp applies a strict binary operator to evaluated operands.

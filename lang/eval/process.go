@@ -2,7 +2,6 @@ package eval
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -223,19 +222,4 @@ func cmdFailed(o *value.Outcome) *diag.Error {
 		d.Hint = h
 	}
 	return d
-}
-
-// echoValue shows an intermediate command outcome of a statement chain.
-func (e *Evaluator) echoValue(v value.Value) {
-	if o, ok := v.(*value.Outcome); ok && !e.Streamed(o) && len(o.Stdout) > 0 {
-		e.opts.Stdout.Write(o.Stdout)
-	}
-}
-
-// contextErr maps a done context to the cancelled error.
-func contextErr(ctx context.Context) error {
-	if ctx.Err() != nil {
-		return diag.New(diag.Cancelled, "cancelled")
-	}
-	return nil
 }

@@ -316,3 +316,22 @@ func TestValuePositionRun(t *testing.T) {
 		t.Fatalf("got %v", v)
 	}
 }
+
+// TestStatementOutput checks what a script shows: statement-position
+// commands print once (live for externals), chains print every command
+// they ran, and Streamed reports what was already shown.
+func TestStatementOutput(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	ev := New(&Options{Cwd: t.TempDir(), Env: []string{"PATH=" + os.Getenv("PATH")}, Stdout: &out})
+	v, err := ev.Eval(t.Context(), "for i in 1..3 { echo (i) }\nlet quiet = (echo no)\necho a && sh { echo b } && echo c\necho last")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "1\n2\na\nb\nc\nlast\n" {
+		t.Fatalf("output %q", got)
+	}
+	if !ev.Streamed(v) {
+		t.Fatal("final statement output not reported as shown")
+	}
+}
