@@ -683,3 +683,48 @@ func TestExitEventOnClose(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryReplies: the emulator answers terminal queries through the PTY, as a real
+// terminal does (vim and others block on them otherwise).
+func TestQueryReplies(t *testing.T) {
+	t.Parallel()
+	needBin(t, "bash")
+	p := spawnT(t, SpawnOptions{Argv: []string{"bash", "--norc", "--noprofile", "-c",
+		`stty -icanon -echo; printf 'ab\033[6n'; IFS= read -r -d R -t 10 r; printf '\r\ncpr:%s\r\n' "${r#*[}"; ` +
+			`printf '\033[c'; IFS= read -r -d c -t 10 d; printf 'da:%s\r\n' "${d#*[}"; exec sleep 1000`}})
+	s := waitText(t, p, "da:")
+	if s.Lines[1] != "cpr:1;3" {
+		t.Errorf("cursor position report = %q, want cpr:1;3", s.Lines[1])
+	}
+	if !strings.HasPrefix(s.Lines[2], "da:?") {
+		t.Errorf("device attributes = %q", s.Lines[2])
+	}
+}
+
+// TestSendToProgramNotReading: a write the program never drains is bounded by ctx and
+// does not wedge the PTY.
+func TestSendToProgramNotReading(t *testing.T) {
+	t.Parallel()
+	// In canonical mode the line discipline discards what does not fit; in raw mode
+	// it stops taking input, so the master's write blocks.
+	p := spawnT(t, SpawnOptions{Argv: []string{"sh", "-c", "stty raw -echo; echo ready; exec sleep 1000"}})
+	waitText(t, p, "ready")
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	big := Bytes(make([]byte, 1<<20))
+	start := time.Now()
+	n, err := p.Send(ctx, big)
+	if err == nil || n >= 1<<20 {
+		t.Errorf("Send of 1 MiB to a program that never reads = %d, %v; want a timeout", n, err)
+	}
+	if d := time.Since(start); d > long/2 {
+		t.Errorf("Send took %v", d)
+	}
+	if _, err := p.Read(t.Context(), ReadOptions{}); err != nil {
+		t.Errorf("Read after a timed-out Send: %v", err)
+	}
+	st, err := p.Close(t.Context())
+	if err != nil || st == nil {
+		t.Errorf("Close after a timed-out Send = %+v, %v", st, err)
+	}
+}
