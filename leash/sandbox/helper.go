@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -76,8 +77,12 @@ func checkPin(spec leash.Spec, path, hash string) error {
 		slices.Contains(spec.PinNames, filepath.Base(clean)) {
 		return nil
 	}
-	return fmt.Errorf("%s is not a pinned binary (blake3 %s)", path, hash)
+	return fmt.Errorf("%w: %s (blake3 %s)", ErrNotPinned, path, hash)
 }
+
+// ErrNotPinned is returned by [Sandbox.Start] when the binary matches no
+// pin; through the helper it becomes exit status [ExitHelperFailed].
+var ErrNotPinned = errors.New("not a pinned binary")
 
 // hashReader returns the hex BLAKE3 of r's contents.
 func hashReader(r io.Reader) (string, error) {

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"syscall"
 
 	"github.com/shoal-sh/shoal/leash"
@@ -40,3 +41,12 @@ func openTarget(path string, hash bool) (*target, error) {
 func (t *target) exec(argv, env []string) error { return syscall.Exec(t.path, argv, env) }
 
 const fdExec = false
+
+// Start falls back to the helper where threads cannot be confined alone.
+func (s *Sandbox) Start(cmd *exec.Cmd, spec leash.Spec) (Status, error) {
+	st, err := s.Wrap(cmd, spec)
+	if err != nil {
+		return st, err
+	}
+	return st, cmd.Start()
+}

@@ -3,12 +3,14 @@ package sandbox
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/shoal-sh/shoal/leash"
@@ -35,16 +37,56 @@ func needLandlock(t testing.TB, abi int) *Sandbox {
 	return s
 }
 
-// run starts cmd wrapped in spec and returns stdout, stderr and exit code.
+// startMethods are the two ways to start a confined child; the behaviour
+// tests run against both.
+type startFunc = func(*Sandbox, *exec.Cmd, leash.Spec) error
+
+var startMethods = []struct {
+	name  string
+	start startFunc
+}{
+	{"helper", func(s *Sandbox, cmd *exec.Cmd, spec leash.Spec) error {
+		if _, err := s.Wrap(cmd, spec); err != nil {
+			return err
+		}
+		return cmd.Start()
+	}},
+	{"thread", func(s *Sandbox, cmd *exec.Cmd, spec leash.Spec) error {
+		_, err := s.Start(cmd, spec)
+		return err
+	}},
+}
+
+// forEachMethod runs f as a subtest per start method.
+func forEachMethod(t *testing.T, f func(t *testing.T, start startFunc)) {
+	for _, m := range startMethods {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			f(t, m.start)
+		})
+	}
+}
+
+// runWrapped starts cmd confined by spec through the helper and returns
+// stdout, stderr and exit code.
 func runWrapped(t *testing.T, s *Sandbox, spec leash.Spec, name string, args ...string) (string, string, int) {
 	t.Helper()
+	return runWith(t, startMethods[0].start, s, spec, name, args...)
+}
+
+func runWith(t *testing.T, start startFunc, s *Sandbox, spec leash.Spec, name string, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(name, args...)
-	if _, err := s.Wrap(cmd, spec); err != nil {
-		t.Fatalf("Wrap: %v", err)
-	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	if err := start(s, cmd, spec); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return "", err.Error(), ee.ExitCode()
+		}
+		return "", err.Error(), -1
+	}
+	err := cmd.Wait()
 	code := 0
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -57,117 +99,127 @@ func runWrapped(t *testing.T, s *Sandbox, spec leash.Spec, name string, args ...
 
 func TestFilesystemConfinement(t *testing.T) {
 	t.Parallel()
-	s := needLandlock(t, 1)
-	in, outside := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("s3cret"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	spec := leash.Spec{FS: true, Read: systemRoots(), Write: []string{in}}
-	script := `echo hello > "$1/a" && cat "$1/a" && mkdir "$1/d" && rm -r "$1/d" && echo done`
-	out, errOut, code := runWrapped(t, s, spec, "sh", "-c", script, "sh", in)
-	if code != 0 || out != "hello\ndone\n" {
-		t.Fatalf("granted dir: code %d out %q err %q", code, out, errOut)
-	}
-	out, errOut, code = runWrapped(t, s, spec, "sh", "-c", `echo x > "$1/b"`, "sh", outside)
-	if code == 0 || !strings.Contains(errOut, "Permission denied") {
-		t.Errorf("write outside: code %d err %q", code, errOut)
-	}
-	if _, err := os.Stat(filepath.Join(outside, "b")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("file written outside the sandbox: %v", err)
-	}
-	_, errOut, code = runWrapped(t, s, spec, "cat", filepath.Join(outside, "secret"))
-	if code == 0 || !strings.Contains(errOut, "Permission denied") {
-		t.Errorf("read outside: code %d err %q", code, errOut)
-	}
-	_, errOut, code = runWrapped(t, s, spec, "sh", "-c", `echo x > /dev/null && echo y > "$1/c"`, "sh", "/etc")
-	if code == 0 || !strings.Contains(errOut, "Permission denied") {
-		t.Errorf("write to read-only root: code %d err %q", code, errOut)
-	}
-	// The parent stays unconfined.
-	if err := os.WriteFile(filepath.Join(outside, "parent"), nil, 0o644); err != nil {
-		t.Errorf("parent confined: %v", err)
-	}
+	forEachMethod(t, func(t *testing.T, start startFunc) {
+		s := needLandlock(t, 1)
+		in, outside := t.TempDir(), t.TempDir()
+		if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("s3cret"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		spec := leash.Spec{FS: true, Read: systemRoots(), Write: []string{in}}
+		script := `echo hello > "$1/a" && cat "$1/a" && mkdir "$1/d" && rm -r "$1/d" && echo done`
+		out, errOut, code := runWith(t, start, s, spec, "sh", "-c", script, "sh", in)
+		if code != 0 || out != "hello\ndone\n" {
+			t.Fatalf("granted dir: code %d out %q err %q", code, out, errOut)
+		}
+		out, errOut, code = runWith(t, start, s, spec, "sh", "-c", `echo x > "$1/b"`, "sh", outside)
+		if code == 0 || !strings.Contains(errOut, "Permission denied") {
+			t.Errorf("write outside: code %d err %q", code, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(outside, "b")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("file written outside the sandbox: %v", err)
+		}
+		_, errOut, code = runWith(t, start, s, spec, "cat", filepath.Join(outside, "secret"))
+		if code == 0 || !strings.Contains(errOut, "Permission denied") {
+			t.Errorf("read outside: code %d err %q", code, errOut)
+		}
+		_, errOut, code = runWith(t, start, s, spec, "sh", "-c", `echo x > /dev/null && echo y > "$1/c"`, "sh", "/etc")
+		if code == 0 || !strings.Contains(errOut, "Permission denied") {
+			t.Errorf("write to read-only root: code %d err %q", code, errOut)
+		}
+		// The parent stays unconfined.
+		if err := os.WriteFile(filepath.Join(outside, "parent"), nil, 0o644); err != nil {
+			t.Errorf("parent confined: %v", err)
+		}
+	})
 }
 
 func TestDeleteRoot(t *testing.T) {
 	t.Parallel()
-	s := needLandlock(t, 1)
-	dir := t.TempDir()
-	victim := filepath.Join(dir, "victim")
-	os.WriteFile(victim, nil, 0o644)
-	spec := leash.Spec{FS: true, Read: append(systemRoots(), dir), Delete: []string{dir}}
-	if _, errOut, code := runWrapped(t, s, spec, "rm", victim); code != 0 {
-		t.Fatalf("delete in delete root: %d %s", code, errOut)
-	}
-	if _, err := os.Stat(victim); !errors.Is(err, os.ErrNotExist) {
-		t.Error("file survived")
-	}
-	if _, errOut, code := runWrapped(t, s, spec, "touch", filepath.Join(dir, "new")); code == 0 {
-		t.Errorf("delete root allowed creating a file: %s", errOut)
-	}
+	forEachMethod(t, func(t *testing.T, start startFunc) {
+		s := needLandlock(t, 1)
+		dir := t.TempDir()
+		victim := filepath.Join(dir, "victim")
+		os.WriteFile(victim, nil, 0o644)
+		spec := leash.Spec{FS: true, Read: append(systemRoots(), dir), Delete: []string{dir}}
+		if _, errOut, code := runWith(t, start, s, spec, "rm", victim); code != 0 {
+			t.Fatalf("delete in delete root: %d %s", code, errOut)
+		}
+		if _, err := os.Stat(victim); !errors.Is(err, os.ErrNotExist) {
+			t.Error("file survived")
+		}
+		if _, errOut, code := runWith(t, start, s, spec, "touch", filepath.Join(dir, "new")); code == 0 {
+			t.Errorf("delete root allowed creating a file: %s", errOut)
+		}
+	})
 }
 
 func TestExitStatusAndPid(t *testing.T) {
 	t.Parallel()
-	s := needLandlock(t, 1)
-	spec := leash.Spec{FS: true, Read: systemRoots()}
-	cmd := exec.Command("sh", "-c", `echo $$; exit 7`)
-	if _, err := s.Wrap(cmd, spec); err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.Output()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 7 {
-		t.Fatalf("exit: %v", err)
-	}
-	if got := strings.TrimSpace(string(out)); got != strconv.Itoa(cmd.Process.Pid) {
-		t.Errorf("child pid %s, spawned pid %d: helper did not exec in place", got, cmd.Process.Pid)
-	}
+	forEachMethod(t, func(t *testing.T, start startFunc) {
+		s := needLandlock(t, 1)
+		spec := leash.Spec{FS: true, Read: systemRoots()}
+		cmd := exec.Command("sh", "-c", `echo $$; exit 7`)
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := start(s, cmd, spec); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 7 {
+			t.Fatalf("exit: %v", err)
+		}
+		if got := strings.TrimSpace(out.String()); got != strconv.Itoa(cmd.Process.Pid) {
+			t.Errorf("child pid %s, spawned pid %d: helper did not exec in place", got, cmd.Process.Pid)
+		}
+	})
 }
 
 func TestNetworkPorts(t *testing.T) {
 	t.Parallel()
-	s := needLandlock(t, 4)
-	listen := func() (net.Listener, int) {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	forEachMethod(t, func(t *testing.T, start startFunc) {
+		s := needLandlock(t, 4)
+		listen := func() (net.Listener, int) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { l.Close() })
+			go func() {
+				for {
+					c, err := l.Accept()
+					if err != nil {
+						return
+					}
+					c.Close()
+				}
+			}()
+			return l, l.Addr().(*net.TCPAddr).Port
+		}
+		_, granted := listen()
+		_, denied := listen()
+		spec := leash.Spec{RestrictConnect: true, ConnectPorts: []int{granted}, RestrictBind: true}
+		if st := s.Status(spec); st.NetworkEnforced != NetPorts || !st.Enforced {
+			t.Fatalf("status %+v", st)
+		}
+		self, err := os.Executable()
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { l.Close() })
-		go func() {
-			for {
-				c, err := l.Accept()
-				if err != nil {
-					return
-				}
-				c.Close()
-			}
-		}()
-		return l, l.Addr().(*net.TCPAddr).Port
-	}
-	_, granted := listen()
-	_, denied := listen()
-	spec := leash.Spec{RestrictConnect: true, ConnectPorts: []int{granted}, RestrictBind: true}
-	if st := s.Status(spec); st.NetworkEnforced != NetPorts || !st.Enforced {
-		t.Fatalf("status %+v", st)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, errOut, code := runWrapped(t, s, spec, self, testDial, strconv.Itoa(granted))
-	if code != 0 || out != "dial ok\n" {
-		t.Errorf("granted port: code %d out %q err %q", code, out, errOut)
-	}
-	out, _, code = runWrapped(t, s, spec, self, testDial, strconv.Itoa(denied))
-	if code != 3 || !strings.Contains(out, "permission denied") {
-		t.Errorf("denied port: code %d out %q", code, out)
-	}
-	// Unconfined, the same dial works: the denial came from the sandbox.
-	out, _, code = runWrapped(t, s, leash.Spec{}, self, testDial, strconv.Itoa(denied))
-	if code != 0 {
-		t.Errorf("unconfined dial failed: %q", out)
-	}
+		out, errOut, code := runWith(t, start, s, spec, self, testDial, strconv.Itoa(granted))
+		if code != 0 || out != "dial ok\n" {
+			t.Errorf("granted port: code %d out %q err %q", code, out, errOut)
+		}
+		out, _, code = runWith(t, start, s, spec, self, testDial, strconv.Itoa(denied))
+		if code != 3 || !strings.Contains(out, "permission denied") {
+			t.Errorf("denied port: code %d out %q", code, out)
+		}
+		// Unconfined, the same dial works: the denial came from the sandbox.
+		out, _, code = runWith(t, start, s, leash.Spec{}, self, testDial, strconv.Itoa(denied))
+		if code != 0 {
+			t.Errorf("unconfined dial failed: %q", out)
+		}
+	})
 }
 
 func blake3Hex(t *testing.T, path string) string {
@@ -200,49 +252,64 @@ func copyExe(t *testing.T, src, dst string) {
 	}
 }
 
+// refused reports a spawn refused by the sandbox: the helper exits with
+// ExitHelperFailed and a "shoal sandbox: " line, in-process Start fails
+// before any child runs (runWith reports code -1).
+func refused(code int, errOut, why string) bool {
+	switch code {
+	case ExitHelperFailed:
+		return strings.HasPrefix(errOut, "shoal sandbox: ") && strings.Contains(errOut, why)
+	case -1:
+		return strings.HasPrefix(errOut, "sandbox: ") && strings.Contains(errOut, why)
+	}
+	return false
+}
+
 func TestPinning(t *testing.T) {
 	t.Parallel()
-	// Pinning does not depend on Landlock; run it on the tier-B path too.
-	for _, s := range []*Sandbox{New(nil), New(&Options{DisableLandlock: true})} {
-		dir := t.TempDir()
-		echo := filepath.Join(dir, "myecho")
-		copyExe(t, "/usr/bin/echo", echo)
-		hash := blake3Hex(t, echo)
+	forEachMethod(t, func(t *testing.T, start startFunc) {
+		// Pinning does not depend on Landlock; run it on the tier-B path too.
+		for _, s := range []*Sandbox{New(nil), New(&Options{DisableLandlock: true})} {
+			dir := t.TempDir()
+			echo := filepath.Join(dir, "myecho")
+			copyExe(t, "/usr/bin/echo", echo)
+			hash := blake3Hex(t, echo)
 
-		out, errOut, code := runWrapped(t, s, leash.Spec{Pin: true, PinHashes: []string{hash}}, echo, "pinned")
-		if code != 0 || out != "pinned\n" {
-			t.Errorf("pinned by hash: code %d out %q err %q", code, out, errOut)
-		}
-		_, errOut, code = runWrapped(t, s, leash.Spec{Pin: true, PinNames: []string{"git"}}, echo, "x")
-		if code != ExitHelperFailed || !strings.HasPrefix(errOut, "shoal sandbox: ") || !strings.Contains(errOut, "not a pinned binary") {
-			t.Errorf("unpinned: code %d err %q", code, errOut)
-		}
-		out, _, code = runWrapped(t, s, leash.Spec{Pin: true, PinNames: []string{"myecho"}}, echo, "byname")
-		if code != 0 || out != "byname\n" {
-			t.Errorf("pinned by name: code %d out %q", code, out)
-		}
-		out, _, code = runWrapped(t, s, leash.Spec{Pin: true, PinPaths: []string{echo}}, echo, "bypath")
-		if code != 0 || out != "bypath\n" {
-			t.Errorf("pinned by path: code %d out %q", code, out)
-		}
+			out, errOut, code := runWith(t, start, s, leash.Spec{Pin: true, PinHashes: []string{hash}}, echo, "pinned")
+			if code != 0 || out != "pinned\n" {
+				t.Errorf("pinned by hash: code %d out %q err %q", code, out, errOut)
+			}
+			_, errOut, code = runWith(t, start, s, leash.Spec{Pin: true, PinNames: []string{"git"}}, echo, "x")
+			if !refused(code, errOut, "not a pinned binary") {
+				t.Errorf("unpinned: code %d err %q", code, errOut)
+			}
+			out, _, code = runWith(t, start, s, leash.Spec{Pin: true, PinNames: []string{"myecho"}}, echo, "byname")
+			if code != 0 || out != "byname\n" {
+				t.Errorf("pinned by name: code %d out %q", code, out)
+			}
+			out, _, code = runWith(t, start, s, leash.Spec{Pin: true, PinPaths: []string{echo}}, echo, "bypath")
+			if code != 0 || out != "bypath\n" {
+				t.Errorf("pinned by path: code %d out %q", code, out)
+			}
 
-		// Modify the binary after the grant: the hash no longer matches.
-		f, _ := os.OpenFile(echo, os.O_APPEND|os.O_WRONLY, 0)
-		f.Write([]byte{0})
-		f.Close()
-		_, errOut, code = runWrapped(t, s, leash.Spec{Pin: true, PinHashes: []string{hash}}, echo, "x")
-		if code != ExitHelperFailed || !strings.Contains(errOut, "not a pinned binary") {
-			t.Errorf("modified binary: code %d err %q", code, errOut)
-		}
+			// Modify the binary after the grant: the hash no longer matches.
+			f, _ := os.OpenFile(echo, os.O_APPEND|os.O_WRONLY, 0)
+			f.Write([]byte{0})
+			f.Close()
+			_, errOut, code = runWith(t, start, s, leash.Spec{Pin: true, PinHashes: []string{hash}}, echo, "x")
+			if !refused(code, errOut, "not a pinned binary") {
+				t.Errorf("modified binary: code %d err %q", code, errOut)
+			}
 
-		// A pinned script runs: its descriptor must survive exec.
-		script := filepath.Join(dir, "script")
-		os.WriteFile(script, []byte("#!/bin/sh\necho script-ok \"$@\"\n"), 0o755)
-		out, errOut, code = runWrapped(t, s, leash.Spec{Pin: true, PinHashes: []string{blake3Hex(t, script)}}, script, "a")
-		if code != 0 || out != "script-ok a\n" {
-			t.Errorf("pinned script: code %d out %q err %q", code, out, errOut)
+			// A pinned script runs: its descriptor must survive exec.
+			script := filepath.Join(dir, "script")
+			os.WriteFile(script, []byte("#!/bin/sh\necho script-ok \"$@\"\n"), 0o755)
+			out, errOut, code = runWith(t, start, s, leash.Spec{Pin: true, PinHashes: []string{blake3Hex(t, script)}}, script, "a")
+			if code != 0 || out != "script-ok a\n" {
+				t.Errorf("pinned script: code %d out %q err %q", code, out, errOut)
+			}
 		}
-	}
+	})
 }
 
 func TestNoLandlockSwitch(t *testing.T) {
@@ -406,5 +473,46 @@ fs.write = ["`+dir+`/**"]
 	spec := Lower(pr, dir)
 	if !spec.FS || strings.Join(spec.Read, ",") != "/usr" || strings.Join(spec.Write, ",") != dir {
 		t.Errorf("spec %+v", spec)
+	}
+}
+
+// TestThreadStartIsolation mixes confined in-process starts with plain
+// spawns and file writes from other goroutines: confinement must stay with
+// the children it was meant for and never leak to the rest of the process.
+func TestThreadStartIsolation(t *testing.T) {
+	t.Parallel()
+	s := needLandlock(t, 1)
+	outside := t.TempDir()
+	spec := leash.Spec{FS: true, Read: systemRoots()}
+	const n = 24
+	errs := make(chan error, 3*n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			cmd := exec.Command("sh", "-c", `: > "$1"`, "sh", filepath.Join(outside, "confined"+strconv.Itoa(i)))
+			if _, err := s.Start(cmd, spec); err != nil {
+				errs <- err
+				return
+			}
+			if cmd.Wait() == nil {
+				errs <- fmt.Errorf("confined child %d wrote outside its sandbox", i)
+			}
+		})
+		wg.Go(func() {
+			p := filepath.Join(outside, "plain"+strconv.Itoa(i))
+			if out, err := exec.Command("sh", "-c", `: > "$1"`, "sh", p).CombinedOutput(); err != nil {
+				errs <- fmt.Errorf("unconfined child %d: %v %s", i, err, out)
+			}
+		})
+		wg.Go(func() {
+			if err := os.WriteFile(filepath.Join(outside, "parent"+strconv.Itoa(i)), nil, 0o644); err != nil {
+				errs <- fmt.Errorf("parent write %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

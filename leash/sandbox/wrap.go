@@ -41,15 +41,7 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd, spec leash.Spec) (Status, error) {
 		return Status{}, err
 	}
 	st := s.Status(spec)
-	eff := spec
-	if st.NetworkEnforced != NetPorts {
-		// Non-hermetic and unenforceable here: the status already says so.
-		eff.RestrictConnect, eff.ConnectPorts = false, nil
-		eff.RestrictBind, eff.BindPorts = false, nil
-	}
-	if !st.FilesystemEnforced {
-		eff.FS, eff.Read, eff.Write, eff.Delete = false, nil, nil, nil
-	}
+	eff := effective(spec, st)
 	if !eff.Concrete() {
 		return st, nil
 	}
@@ -68,4 +60,17 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd, spec leash.Spec) (Status, error) {
 	args = append(args, cmd.Args...)
 	cmd.Path, cmd.Args = s.opts.Exe, args
 	return st, nil
+}
+
+// effective drops from spec what this host cannot enforce; Check has
+// already refused hermetic specs, and the status says what was dropped.
+func effective(spec leash.Spec, st Status) leash.Spec {
+	if st.NetworkEnforced != NetPorts {
+		spec.RestrictConnect, spec.ConnectPorts = false, nil
+		spec.RestrictBind, spec.BindPorts = false, nil
+	}
+	if !st.FilesystemEnforced {
+		spec.FS, spec.Read, spec.Write, spec.Delete = false, nil, nil, nil
+	}
+	return spec
 }
