@@ -108,6 +108,10 @@ func (j *Journal) Begin(ctx context.Context, s ExecStart) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("journal begin: effects: %w", err)
 	}
+	if !strings.HasPrefix(strings.TrimSpace(effects), "[") {
+		// The effects filter walks an array; anything else would silently never match.
+		return 0, fmt.Errorf("journal begin: effects must be a JSON array")
+	}
 	if s.StartedNs == 0 {
 		s.StartedNs = j.opts.Now().UnixNano()
 	}
@@ -131,9 +135,9 @@ func (j *Journal) Begin(ctx context.Context, s ExecStart) (int64, error) {
 	return id, nil
 }
 
-// Finish completes entry id and records its outputs, in one transaction. Finishing an entry
-// twice is refused with [ErrAlreadyFinished]. The blobs must already
-// be in the store (see [Journal.PutOutput]).
+// Finish completes entry id and records its outputs, in one transaction. The blobs must
+// already be in the store (see [Journal.PutOutput]). Finishing an entry twice is refused with
+// [ErrAlreadyFinished].
 func (j *Journal) Finish(ctx context.Context, id int64, f ExecFinish) error {
 	type row struct {
 		kind string

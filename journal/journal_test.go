@@ -220,6 +220,9 @@ func TestFinishFailures(t *testing.T) {
 	if _, err := j.Begin(ctx, ExecStart{Src: "x", Kind: "statement"}); err == nil {
 		t.Fatal("bad kind accepted")
 	}
+	if _, err := j.Begin(ctx, ExecStart{Src: "x", Effects: json.RawMessage(`{"kind":"fs_read"}`)}); err == nil {
+		t.Fatal("effects that are not an array accepted")
+	}
 	if _, err := j.Begin(ctx, ExecStart{Src: "x", AST: json.RawMessage("{nope")}); err == nil {
 		t.Fatal("invalid AST JSON accepted")
 	}
