@@ -99,6 +99,7 @@ func (t *thread) command(sc *scope, n *syntax.Command, stmtPos bool) (value.Valu
 		}
 		args = append(args, vals...)
 	}
+	args = endOfFlags(args)
 	if n.Block != nil {
 		args = append(args, cmdArg{val: t.makeLambda(sc, &syntax.Lambda{Pos: n.Block.Pos, Body: n.Block})})
 	}
@@ -178,6 +179,22 @@ func (t *thread) cmdPart(sc *scope, p syntax.CmdPart) ([]cmdArg, error) {
 	return nil, diag.New(diag.Custom, "unsupported command part %T", p)
 }
 
+// endOfFlags turns flags after a `--` into plain words.
+func endOfFlags(args []cmdArg) []cmdArg {
+	for i, a := range args {
+		if !a.endOpts {
+			continue
+		}
+		for j := i + 1; j < len(args); j++ {
+			if args[j].flag {
+				args[j] = cmdArg{val: value.Str(args[j].raw), raw: args[j].raw, word: true}
+			}
+		}
+		break
+	}
+	return args
+}
+
 // expandHome expands a leading ~ using the session HOME.
 func expandHome(p string, e *Evaluator) string {
 	if p != "~" && !strings.HasPrefix(p, "~/") {
@@ -235,6 +252,8 @@ func (t *thread) formCall(c *closureImpl, cv *value.Closure, args []cmdArg, opts
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
+		case a.endOpts:
+			// `--` only ends flag parsing; it is not an argument.
 		case a.flag && !a.short:
 			if a.name == "help" && paramNamed("help") == nil {
 				fmt.Fprintln(t.e.opts.Stdout, signature(cv, c))

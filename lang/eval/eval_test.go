@@ -79,3 +79,32 @@ func TestLiveSources(t *testing.T) {
 		}
 	}
 }
+
+func TestCommandFormCalls(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ name, src, want, code string }{
+		{name: "end of flags", src: "fn f(...xs) { xs }\nf a -- --b", want: `["a", "--b"]`},
+		{name: "typed flag takes next word", src: "fn f(n: int = 1) { n * 2 }\nf --n 21", want: "42"},
+		{name: "bool flag", src: "fn f(v: bool = false) { v }\nf --v", want: "true"},
+		{name: "missing flag value", src: "fn f(n: int = 1) { n }\nf --n", code: diag.ArgError},
+		{name: "help", src: "fn f(a: int, b = 2) { a }\nf --help", want: "null"},
+		{name: "word coercion failure", src: "fn f(n: int) { n }\nf abc", code: diag.ArgError},
+		{name: "alias appends args", src: "alias e = echo a\n(e b).out", want: `"a b"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ev := New(&Options{Cwd: t.TempDir()})
+			got, err := evalString(t, ev, tc.src)
+			if tc.code != "" {
+				if diag.CodeOf(err) != tc.code {
+					t.Fatalf("want %s, got %v (%s)", tc.code, err, got)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("got %s, %v; want %s", got, err, tc.want)
+			}
+		})
+	}
+}
