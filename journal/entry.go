@@ -108,6 +108,9 @@ func (j *Journal) Begin(ctx context.Context, s ExecStart) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("journal begin: effects: %w", err)
 	}
+	if strings.TrimSpace(effects) == "null" {
+		effects = "[]" // a nil Go slice marshals to null; it means no effects
+	}
 	if !strings.HasPrefix(strings.TrimSpace(effects), "[") {
 		// The effects filter walks an array; anything else would silently never match.
 		return 0, fmt.Errorf("journal begin: effects must be a JSON array")

@@ -220,6 +220,11 @@ func TestFinishFailures(t *testing.T) {
 	if _, err := j.Begin(ctx, ExecStart{Src: "x", Kind: "statement"}); err == nil {
 		t.Fatal("bad kind accepted")
 	}
+	if nullID, err := j.Begin(ctx, ExecStart{Src: "x", Effects: json.RawMessage(`null`)}); err != nil {
+		t.Fatalf("null effects (a nil slice) refused: %v", err)
+	} else if e, _ := j.Get(ctx, nullID); string(e.Effects) != "[]" {
+		t.Fatalf("null effects stored as %s", e.Effects)
+	}
 	if _, err := j.Begin(ctx, ExecStart{Src: "x", Effects: json.RawMessage(`{"kind":"fs_read"}`)}); err == nil {
 		t.Fatal("effects that are not an array accepted")
 	}
