@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/shoal-sh/shoal/leash"
@@ -514,5 +515,15 @@ func TestThreadStartIsolation(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+func TestStartRejectsPdeathsig(t *testing.T) {
+	t.Parallel()
+	s := needLandlock(t, 1)
+	cmd := exec.Command("true")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if _, err := s.Start(cmd, leash.Spec{FS: true, Read: systemRoots()}); err == nil || cmd.Process != nil {
+		t.Errorf("Start with Pdeathsig = %v", err)
 	}
 }

@@ -44,6 +44,11 @@ func (s *Sandbox) Start(cmd *exec.Cmd, spec leash.Spec) (Status, error) {
 	if !eff.Concrete() {
 		return st, cmd.Start()
 	}
+	if cmd.SysProcAttr != nil && cmd.SysProcAttr.Pdeathsig != 0 {
+		// The forking thread dies right after the start, which would
+		// deliver the signal at once.
+		return Status{}, errors.New("sandbox: Start cannot be combined with Pdeathsig")
+	}
 	var pinned *os.File
 	if eff.Pin {
 		f, script, err := s.openPinned(cmd, eff)
