@@ -51,8 +51,10 @@ func (j *Journal) PutBytes(ctx context.Context, kind string, data []byte) (Outpu
 	return j.PutOutput(ctx, kind, bytes.NewReader(data))
 }
 
-// recordBlob adds the blob's metadata row after the bytes are safely in the store.
+// recordBlob adds the blob's metadata row after the bytes are safely in the store. It
+// ignores cancellation: outputs are stored at the end of an exec that may have been cancelled.
 func (j *Journal) recordBlob(ctx context.Context, hash string, n int64) error {
+	ctx = context.WithoutCancel(ctx)
 	raw, _ := hex.DecodeString(hash)
 	now := j.opts.Now().UnixNano()
 	_, err := j.exec(ctx, `INSERT INTO blob (hash, stored_len, created_ns, last_access_ns) VALUES (?, ?, ?, ?)

@@ -140,8 +140,10 @@ func (j *Journal) Begin(ctx context.Context, s ExecStart) (int64, error) {
 
 // Finish completes entry id and records its outputs, in one transaction. The blobs must
 // already be in the store (see [Journal.PutOutput]). Finishing an entry twice is refused with
-// [ErrAlreadyFinished].
+// [ErrAlreadyFinished]. Finish records even when ctx is already cancelled: the usual reason
+// to finish early is a cancelled exec, and that end must be journaled too.
 func (j *Journal) Finish(ctx context.Context, id int64, f ExecFinish) error {
+	ctx = context.WithoutCancel(ctx)
 	type row struct {
 		kind string
 		hash []byte

@@ -33,8 +33,10 @@ type Event struct {
 
 // AppendEvent stores an event on a durable channel and returns its seq, the next after the
 // highest stored (0 for the first). A session.transcript event with an entry id is also kept
-// in transcript_event, the per-entry record of the transcript.
+// in transcript_event, the per-entry record of the transcript. Like [Journal.Finish], it
+// records even when ctx is already cancelled, since it reports the end of an exec.
 func (j *Journal) AppendEvent(ctx context.Context, channel string, entryID int64, payload json.RawMessage, ts int64) (int64, error) {
+	ctx = context.WithoutCancel(ctx)
 	if !Durable(channel) {
 		return 0, fmt.Errorf("journal append event: channel %q is not durable", channel)
 	}

@@ -91,3 +91,30 @@ func TestWriteHonoursCancelledContext(t *testing.T) {
 		t.Fatal("cancelled Begin wrote a row")
 	}
 }
+
+// The end of a cancelled exec is still journaled: Finish, its outputs and its event ignore
+// the cancellation.
+func TestFinishAfterCancellation(t *testing.T) {
+	t.Parallel()
+	j, _ := openJournal(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	id, err := j.Begin(ctx, ExecStart{Src: "sleep 30"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	o, err := j.PutBytes(ctx, OutputStderr, []byte("killed"))
+	if err != nil {
+		t.Fatalf("PutBytes after cancel: %v", err)
+	}
+	if err := j.Finish(ctx, id, ExecFinish{OK: false, Outputs: []Output{o}}); err != nil {
+		t.Fatalf("Finish after cancel: %v", err)
+	}
+	if _, err := j.AppendEvent(ctx, ChannelJournal, id, json.RawMessage(`{}`), 1); err != nil {
+		t.Fatalf("AppendEvent after cancel: %v", err)
+	}
+	e, _ := j.Get(context.Background(), id)
+	if e.OK == nil || *e.OK || len(e.Outputs) != 1 {
+		t.Fatalf("entry %+v", e)
+	}
+}
