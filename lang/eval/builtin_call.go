@@ -241,7 +241,7 @@ func (t *thread) parallel(pos []value.Value, named []lib.Named) (value.Value, er
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ct := &thread{e: t.e, ctx: t.ctx, depth: t.depth, inFn: t.inFn}
+			ct := &thread{e: t.e, ctx: t.ctx, depth: t.depth, inFn: t.inFn, task: t.task}
 			res[i], errs[i] = ct.callValue(th, nil, nil, false)
 		}()
 	}

@@ -25,6 +25,9 @@ type thread struct {
 	// loops counts enclosing loops in the current function body, so a
 	// stray break/continue is reported rather than leaking.
 	loops int
+	// task is the background task this thread runs for, if any: its
+	// processes are tracked so the task can be suspended.
+	task *taskImpl
 }
 
 // ctrl is a non-error unwinding signal: return, break, continue. It

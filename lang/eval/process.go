@@ -162,8 +162,14 @@ func (t *thread) runProc(spec *procSpec) (*value.Outcome, error) {
 	if t.e.host.OnSpawn != nil {
 		t.e.host.OnSpawn(ctx, pid)
 	}
+	if t.task != nil {
+		t.task.track(pid, true)
+	}
 	_ = cmd.Wait() // the status is read from ProcessState below
 	dur := time.Since(start)
+	if t.task != nil {
+		t.task.track(pid, false)
+	}
 	if t.e.host.OnExit != nil {
 		t.e.host.OnExit(ctx, pid)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/shoal-sh/shoal/lang/diag"
+	"github.com/shoal-sh/shoal/lang/syntax"
 	"github.com/shoal-sh/shoal/lang/value"
 )
 
@@ -333,5 +334,74 @@ func TestStatementOutput(t *testing.T) {
 	}
 	if !ev.Streamed(v) {
 		t.Fatal("final statement output not reported as shown")
+	}
+}
+
+// TestTaskSuspendStopsProcesses suspends a background task and checks its
+// child is stopped, then resumes and awaits it.
+func TestTaskSuspendStopsProcesses(t *testing.T) {
+	t.Parallel()
+	ev, dir := newTestEval(t)
+	if _, err := ev.Eval(t.Context(), "let k = spawn { sh { echo $$ > pid; sleep 0.5; echo done } }"); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	for range 500 {
+		b, err := os.ReadFile(filepath.Join(dir, "pid"))
+		if n, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil {
+			pid = n
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if pid == 0 {
+		t.Fatal("task never started")
+	}
+	if _, err := ev.Eval(t.Context(), "k.suspend()"); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	for range 100 {
+		st, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if f := strings.Fields(string(st)); len(f) > 2 && f[2] == "T" {
+			stopped = true
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !stopped {
+		t.Fatal("suspended task's process is not stopped")
+	}
+	got, err := evalString(t, ev, "k.is_suspended()")
+	if err != nil || got != "true" {
+		t.Fatalf("is_suspended = %s, %v", got, err)
+	}
+	got, err = evalString(t, ev, "k.resume()\nk.await().out")
+	if err != nil || got != `"done"` {
+		t.Fatalf("await after resume = %s, %v", got, err)
+	}
+}
+
+func TestGateAndConfig(t *testing.T) {
+	t.Parallel()
+	cfg := value.NewRecord([]string{"theme"}, []value.Value{value.Str("dark")})
+	refused := diag.New(diag.SpawnDenied, "policy says no")
+	ev := New(&Options{Cwd: t.TempDir(), Config: cfg, Host: &Host{
+		Gate: func(ctx context.Context, prog *syntax.Program) error {
+			if strings.Contains(prog.Src, "forbidden") {
+				return refused
+			}
+			return nil
+		},
+	}})
+	got, err := evalString(t, ev, "[config.theme, config.get(\"nope\"), config.all().len()]")
+	if err != nil || got != `["dark", null, 1]` {
+		t.Fatalf("config: %s, %v", got, err)
+	}
+	if _, err := ev.Eval(t.Context(), "let forbidden = 1"); err != refused {
+		t.Fatalf("gate: %v", err)
+	}
+	if ev.Bound("forbidden") {
+		t.Fatal("refused program ran")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/shoal-sh/shoal/lang/diag"
 	"github.com/shoal-sh/shoal/lang/lib"
 	"github.com/shoal-sh/shoal/lang/syntax"
@@ -66,6 +68,32 @@ type taskImpl struct {
 	err    error
 	mu     sync.Mutex
 	susp   bool
+	pids   map[int]struct{} // live child process groups
+}
+
+// track registers (add) or forgets a child process group of the task; a
+// process started while the task is suspended is stopped at once.
+func (k *taskImpl) track(pid int, add bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !add {
+		delete(k.pids, pid)
+		return
+	}
+	if k.pids == nil {
+		k.pids = map[int]struct{}{}
+	}
+	k.pids[pid] = struct{}{}
+	if k.susp {
+		_ = unix.Kill(-pid, unix.SIGSTOP)
+	}
+}
+
+// signal sends sig to every live process group of the task.
+func (k *taskImpl) signal(sig unix.Signal) {
+	for pid := range k.pids {
+		_ = unix.Kill(-pid, sig) // the group may have just exited
+	}
 }
 
 func (k *taskImpl) Await(ctx context.Context) (value.Value, error) {
@@ -77,7 +105,17 @@ func (k *taskImpl) Await(ctx context.Context) (value.Value, error) {
 	}
 }
 
-func (k *taskImpl) Cancel() { k.cancel() }
+// Cancel cancels the task's context, which kills its processes; stopped
+// processes are continued so they can receive the termination signal.
+func (k *taskImpl) Cancel() {
+	k.cancel()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.susp {
+		k.susp = false
+		k.signal(unix.SIGCONT)
+	}
+}
 
 func (k *taskImpl) Done() bool {
 	select {
@@ -88,17 +126,22 @@ func (k *taskImpl) Done() bool {
 	}
 }
 
+// Suspend stops the task's processes (SIGSTOP to each process group);
+// the evaluation itself simply waits for them.
 func (k *taskImpl) Suspend() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.susp = true
+	k.signal(unix.SIGSTOP)
 	return nil
 }
 
+// Resume continues the task's processes.
 func (k *taskImpl) Resume() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.susp = false
+	k.signal(unix.SIGCONT)
 	return nil
 }
 
@@ -125,7 +168,7 @@ func (t *thread) spawnFunc(f func(ct *thread) (value.Value, error), desc string)
 	k := &taskImpl{id: s.nextTask, desc: desc, cancel: cancel, done: make(chan struct{})}
 	s.tasks = append(s.tasks, k)
 	s.mu.Unlock()
-	ct := &thread{e: t.e, ctx: ctx, depth: t.depth, inFn: t.inFn}
+	ct := &thread{e: t.e, ctx: ctx, depth: t.depth, inFn: t.inFn, task: k}
 	go func() {
 		defer close(k.done)
 		defer cancel()
