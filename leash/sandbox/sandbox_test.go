@@ -527,3 +527,25 @@ func TestStartRejectsPdeathsig(t *testing.T) {
 		t.Errorf("Start with Pdeathsig = %v", err)
 	}
 }
+
+func TestAttachCaps(t *testing.T) {
+	t.Parallel()
+	s := New(nil)
+	local := leash.Permissive("uid:0")
+	c := s.AttachCaps(local, "uid:0", "/root")
+	if c.Enforced || c.Opaque != "allow" || c.PolicyPrincipal != "uid:0" || c.Tier != s.AvailableTier() || c.Tier != c.AvailableTier {
+		t.Errorf("permissive caps %+v", c)
+	}
+	if c := s.AttachCaps(local, "agent:x", "/root"); c.Opaque != "deny" || c.PolicyPrincipal != "" || c.Enforced {
+		t.Errorf("unknown principal caps %+v", c)
+	}
+	pol, err := leash.Parse([]byte("[principal.\"agent:r\"]\nopaque = \"ask\"\nfs.read = [\"/usr/**\"]\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = s.AttachCaps(pol, "agent:r", "/root")
+	wantEnforced := s.ABI() >= 4 // fs plus "no TCP at all" both need enforcing
+	if c.Enforced != wantEnforced || c.Opaque != "approval_required" || c.Enforcement.Filesystem != (s.ABI() >= 1) {
+		t.Errorf("agent caps %+v", c)
+	}
+}
