@@ -15,7 +15,8 @@ import (
 )
 
 // Env is what library functions need from the evaluator: calling closures
-// (map, where, sort_by, reduce, …).
+// (map, where, sort_by, reduce, …). Call must not retain its args slice
+// after returning: methods reuse one slice for every element.
 type Env interface {
 	value.Caller
 }

@@ -18,6 +18,10 @@ type call struct {
 	name  string
 	args  []value.Value
 	named []Named
+	// arg1 is the argument slice of one-argument callbacks, reused from
+	// call to call (Env.Call must not retain it), so that .where(p) over
+	// a million rows does not allocate a slice per row.
+	arg1 [1]value.Value
 }
 
 // method implements one catalogue entry.
@@ -85,10 +89,21 @@ func (c *call) apply(f value.Value, args ...value.Value) (value.Value, error) {
 	return c.env.Call(c.ctx, f, args...)
 }
 
+// apply1 calls f with the single argument x.
+func (c *call) apply1(f, x value.Value) (value.Value, error) {
+	if c.env == nil {
+		return nil, noEnvErr()
+	}
+	c.arg1[0] = x
+	r, err := c.env.Call(c.ctx, f, c.arg1[:]...)
+	c.arg1[0] = nil
+	return r, err
+}
+
 // test calls the predicate p and reads its result as a condition: only a
 // bool or an outcome decides (§5.4).
 func (c *call) test(p, x value.Value) (bool, error) {
-	r, err := c.apply(p, x)
+	r, err := c.apply1(p, x)
 	if err != nil {
 		return false, err
 	}

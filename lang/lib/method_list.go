@@ -84,7 +84,7 @@ func collMap(c *call) (value.Value, error) {
 	}
 	out := make([]value.Value, cl.n)
 	for i := range out {
-		if out[i], err = c.apply(f, cl.at(i)); err != nil {
+		if out[i], err = c.apply1(f, cl.at(i)); err != nil {
 			return nil, err
 		}
 	}
@@ -98,7 +98,7 @@ func collEach(c *call) (value.Value, error) {
 	}
 	cl := recvColl(c)
 	for i := 0; i < cl.n; i++ {
-		if _, err := c.apply(f, cl.at(i)); err != nil {
+		if _, err := c.apply1(f, cl.at(i)); err != nil {
 			return nil, err
 		}
 	}
@@ -113,7 +113,7 @@ func collFlatMap(c *call) (value.Value, error) {
 	cl := recvColl(c)
 	var out []value.Value
 	for i := 0; i < cl.n; i++ {
-		r, err := c.apply(f, cl.at(i))
+		r, err := c.apply1(f, cl.at(i))
 		if err != nil {
 			return nil, err
 		}
@@ -232,7 +232,7 @@ func collSort(c *call) (value.Value, error) {
 	if a[0] != nil {
 		keys = make([]value.Value, len(vals))
 		for i, x := range vals {
-			if keys[i], err = c.apply(a[0], x); err != nil {
+			if keys[i], err = c.apply1(a[0], x); err != nil {
 				return nil, err
 			}
 		}
@@ -469,7 +469,7 @@ func collGroup(c *call) (value.Value, error) {
 	var groups [][]value.Value
 	for i := 0; i < cl.n; i++ {
 		x := cl.at(i)
-		k, err := c.apply(f, x)
+		k, err := c.apply1(f, x)
 		if err != nil {
 			return nil, err
 		}

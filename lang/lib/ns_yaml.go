@@ -301,7 +301,7 @@ func (p *yamlParser) mapping(ind int) (any, error) {
 			}
 			return nil, yamlError(p.i, "expected `key: value`, found %q", t)
 		}
-		if strings.HasPrefix(key, "&") || strings.HasPrefix(key, "*") || strings.HasPrefix(key, "!") {
+		if strings.IndexByte("&*!", t[0]) >= 0 {
 			return nil, yamlError(p.i, "anchors, aliases and tags are not supported")
 		}
 		line := p.i

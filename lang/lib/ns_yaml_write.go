@@ -166,7 +166,10 @@ func yamlPlainSafe(s string) bool {
 	if strings.IndexByte("-?:,[]{}#&*!|>'\"%@`~", s[0]) >= 0 {
 		return false
 	}
-	if strings.Contains(s, ": ") || strings.Contains(s, " #") || strings.HasSuffix(s, ":") {
+	// Quotes and # inside a plain scalar are legal YAML, but they make
+	// comment and quote detection depend on context; quoting is cheaper
+	// than being clever.
+	if strings.ContainsAny(s, "\"'#\\") || strings.Contains(s, ": ") || strings.HasSuffix(s, ":") {
 		return false
 	}
 	for _, r := range s {
