@@ -85,15 +85,17 @@ func (e *Effect) UnmarshalJSON(b []byte) error {
 }
 
 // NormalizePath makes an effect path comparable with policy globs: "~" and
-// "~/…" expand to home, a relative path is joined to cwd (when cwd is not
+// "~/…" expand to home (when home is known), a relative path is joined to cwd (when cwd is not
 // empty), and the result is cleaned lexically ("." dropped, ".." pops,
 // no symlink resolution).
 func NormalizePath(p, home, cwd string) string {
 	switch {
+	case home == "":
+		// Without a home, "~" stays literal rather than becoming "/".
 	case p == "~":
 		p = home
 	case strings.HasPrefix(p, "~/"):
-		p = home + p[1:]
+		p = strings.TrimSuffix(home, "/") + p[1:]
 	}
 	if !path.IsAbs(p) && cwd != "" {
 		p = path.Join(cwd, p)
@@ -101,9 +103,11 @@ func NormalizePath(p, home, cwd string) string {
 	return path.Clean(p)
 }
 
-// ExpandHome expands a leading "~" or "~/" in a policy glob.
+// ExpandHome expands a leading "~" or "~/" in a policy glob; with no home
+// the glob is left alone.
 func ExpandHome(glob, home string) string {
 	switch {
+	case home == "":
 	case glob == "~":
 		return home
 	case strings.HasPrefix(glob, "~/"):

@@ -254,6 +254,15 @@ func TestNormalizePath(t *testing.T) {
 		{"rel", "", "rel"},
 		{"~user/x", "/p", "/p/~user/x"},
 	}
+	if got := NormalizePath("~/x", "", ""); got != "~/x" {
+		t.Errorf("no home: %q", got)
+	}
+	if got := ExpandHome("~/x/**", ""); got != "~/x/**" {
+		t.Errorf("ExpandHome without home: %q", got)
+	}
+	if got := ExpandHome("~/x/**", "/home/me/"); got != "/home/me/x/**" {
+		t.Errorf("ExpandHome trailing slash: %q", got)
+	}
 	for _, tc := range cases {
 		if got := NormalizePath(tc.in, "/home/me", tc.cwd); got != tc.want {
 			t.Errorf("NormalizePath(%q, cwd %q) = %q, want %q", tc.in, tc.cwd, got, tc.want)
