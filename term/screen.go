@@ -48,6 +48,7 @@ type vtEmulator struct {
 	track     tracker
 	margins   [2]bool // DECSTBM margins set on the main [0] / alt [1] screen
 	lrMargins bool    // left/right margins were enabled at some point
+	lrmm      bool    // left/right margin mode (DECLRMM) is on now
 
 	logf   func(format string, args ...any) // nil: discard
 	panics int                              // vt panics recovered, for tests
@@ -66,14 +67,27 @@ func newVTEmulator(cols, rows int, logf func(string, ...any)) *vtEmulator {
 			case ansi.ModeCursorKeys:
 				v.appCursor = true
 			case ansi.ModeLeftRightMargin:
-				v.lrMargins = true
+				v.lrMargins, v.lrmm = true, true
 			}
 		},
 		DisableMode: func(m ansi.Mode) {
-			if m == ansi.ModeCursorKeys {
+			switch m {
+			case ansi.ModeCursorKeys:
 				v.appCursor = false
+			case ansi.ModeLeftRightMargin:
+				v.lrmm = false
 			}
 		},
+	})
+	// The same guard for DECSLRM (CSI s while left/right margin mode is on): a right
+	// margin past the last column makes vt index past the row.
+	v.e.RegisterCsiHandler('s', func(params ansi.Params) bool {
+		if w := v.e.Width(); v.lrmm && len(params) > 1 {
+			if right, _, _ := params.Param(1, w); right > w {
+				params[1] = ansi.Param(w)
+			}
+		}
+		return false
 	})
 	// Registered after vt's own DECSTBM handler, so called first; returning false
 	// lets vt's run. It mirrors vt's validation to know whether margins are now set.
