@@ -92,3 +92,19 @@ func hashReader(r io.Reader) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// HashFile returns the hex BLAKE3 of the file at path, the bin_hash of a
+// proc_spawn effect. The spawn itself re-hashes the descriptor it
+// executes, so a file changed after this call is still caught.
+func HashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h, err := hashReader(f)
+	if err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	return h, nil
+}

@@ -552,3 +552,16 @@ func TestAttachCaps(t *testing.T) {
 		t.Errorf("agent caps %+v", c)
 	}
 }
+
+func TestHashFile(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(p, []byte("abc"), 0o644)
+	got, err := HashFile(p)
+	if err != nil || got != blake3Hex(t, p) || len(got) != 64 {
+		t.Errorf("HashFile = %q, %v", got, err)
+	}
+	if _, err := HashFile(p + "-missing"); err == nil {
+		t.Error("missing file hashed")
+	}
+}
