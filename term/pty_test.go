@@ -612,7 +612,9 @@ func TestHostileOutput(t *testing.T) {
 	p := spawnT(t, SpawnOptions{Argv: []string{"sh", "-c",
 		`printf '\033[2;30r\033[T\033[3L\033[2M'; printf '\033[3;10r\033[T'; ` +
 			// Margins 2..30 on 5 rows mean rows 2..5: the first row must not scroll.
-			`printf '\033[?69h\033[5;40s\033[2M\033[L\033[?69l'; ` + // right margin past the last column
+			// A right margin past the last column; then full margins again (CSI s
+			// without parameters: vt keeps the margins when the mode is reset).
+			`printf '\033[?69h\033[5;40s\033[2M\033[L\033[s\033[?69l'; ` +
 			`printf '\033[H\033[2JTOP\033[2;30r\033[5;1H'; for i in 1 2 3 4 5 6; do printf '\nline%d' $i; done; ` +
 			`exec sleep 1000`}, Rows: 5, Cols: 20})
 	s := waitText(t, p, "line6")
