@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -229,16 +230,7 @@ func blake3Hex(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	sum := blake3.Sum256(b)
-	return strings.ToLower(strings.TrimSpace(hexString(sum[:])))
-}
-
-func hexString(b []byte) string {
-	const digits = "0123456789abcdef"
-	out := make([]byte, 0, 2*len(b))
-	for _, c := range b {
-		out = append(out, digits[c>>4], digits[c&15])
-	}
-	return string(out)
+	return hex.EncodeToString(sum[:])
 }
 
 func copyExe(t *testing.T, src, dst string) {
