@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/shoal-sh/shoal/lang/diag"
@@ -29,8 +30,8 @@ func (p *parser) scanWord(i int) string {
 			if j+1 >= p.end {
 				p.failPartial(diag.Span{Start: j, End: j + 1}, "unexpected end of input after `\\`", "")
 			}
-			if p.src[j+1] == '\n' || p.src[j+1] == '\r' {
-				return p.src[i:j]
+			if p.src[j+1] == '\n' || hasPrefixAt(p.src[:p.end], j+1, "\r\n") {
+				return p.src[i:j] // a line continuation ends the word
 			}
 		}
 		j++
@@ -112,6 +113,11 @@ func (p *parser) parseCommand() *Command {
 		}
 		p.pos = j
 		part := p.cmdPart(true)
+		if part == nil {
+			// Defensive: every byte that reaches here starts a part, but
+			// the loop must never spin without consuming input.
+			p.fail(sp, fmt.Sprintf("unexpected `%c` in a command", c), "")
+		}
 		cmd.Args = append(cmd.Args, part)
 	}
 	cmd.S = diag.Span{Start: start, End: p.pos}
@@ -137,6 +143,9 @@ func (p *parser) parseRedirect(j int) *Redirect {
 	}
 	p.pos = k
 	target := p.cmdPart(true)
+	if target == nil {
+		p.fail(diag.Span{Start: k, End: k + 1}, "expected a redirect target after `"+op+"`", "")
+	}
 	return &Redirect{Pos: span(j, p.pos), Op: op, Target: target}
 }
 
