@@ -116,7 +116,14 @@ func (t *thread) callBuiltin(sc *scope, name string, pos []value.Value, named []
 		if !ok {
 			return nil, diag.New(diag.NotFound, "open: no desktop opener (xdg-open) on PATH")
 		}
-		cmd := exec.Command(opener, p)
+		cmd := exec.CommandContext(t.ctx, opener, p)
+		cmd.Dir = t.e.Cwd()
+		cmd.Env = t.e.Environ()
+		if t.e.host.WrapCmd != nil {
+			if err := t.e.host.WrapCmd(t.ctx, cmd); err != nil {
+				return nil, err
+			}
+		}
 		if err := cmd.Start(); err != nil {
 			return nil, diag.New(diag.IOError, "open: %v", err)
 		}
@@ -241,6 +248,11 @@ func (t *thread) parallel(pos []value.Value, named []lib.Named) (value.Value, er
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					errs[i] = diag.New(diag.Custom, "internal error: %v", r)
+				}
+			}()
 			ct := &thread{e: t.e, ctx: t.ctx, depth: t.depth, inFn: t.inFn, task: t.task}
 			res[i], errs[i] = ct.callValue(th, nil, nil, false)
 		}()

@@ -172,6 +172,13 @@ func (t *thread) spawnFunc(f func(ct *thread) (value.Value, error), desc string)
 	go func() {
 		defer close(k.done)
 		defer cancel()
+		defer func() {
+			// A task runs on its own goroutine: a panic there would end
+			// the whole process, so it becomes the task's error.
+			if r := recover(); r != nil {
+				k.val, k.err = nil, diag.New(diag.Custom, "internal error: %v", r)
+			}
+		}()
 		v, err := f(ct)
 		if err != nil {
 			err = t.e.topError(err)
