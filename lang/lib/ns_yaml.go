@@ -365,21 +365,7 @@ func (p *yamlParser) inlineValue(t string, parent int) (any, error) {
 		}
 		return x, nil
 	case '"', '\'':
-		// A quoted scalar may span lines; fold them with spaces.
-		for {
-			if _, n, err := quoted(t); err == nil {
-				if strings.TrimSpace(t[n:]) != "" {
-					return nil, yamlError(line, "unexpected %q after a quoted scalar", strings.TrimSpace(t[n:]))
-				}
-				s, _, _ := quoted(t)
-				return s, nil
-			}
-			if p.eof() {
-				return nil, yamlError(line, "unterminated quoted scalar")
-			}
-			t += " " + strings.TrimSpace(p.lines[p.i])
-			p.i++
-		}
+		return p.quotedValue(line, t)
 	case '&', '*', '!':
 		return nil, yamlError(line, "anchors, aliases and tags are not supported")
 	case '@', '`', '%':
@@ -425,46 +411,93 @@ func (p *yamlParser) inlineValue(t string, parent int) (any, error) {
 }
 
 // gatherFlow joins the lines of a flow collection until its brackets
-// balance.
+// balance. The scan is incremental, so a long unclosed collection costs
+// linear time.
 func (p *yamlParser) gatherFlow(line int, t string) (string, error) {
-	for {
-		if flowBalanced(t) {
-			return t, nil
-		}
+	var fs flowScan
+	fs.feed(t)
+	var b strings.Builder
+	b.WriteString(t)
+	for !fs.balanced() {
 		if p.eof() {
 			return "", yamlError(line, "unclosed flow collection")
 		}
-		t += " " + strings.TrimSpace(stripComment(p.lines[p.i]))
+		next := " " + strings.TrimSpace(stripComment(p.lines[p.i]))
+		fs.feed(next)
+		b.WriteString(next)
 		p.i++
 	}
+	return b.String(), nil
 }
 
-// flowBalanced reports whether every [ and { outside quotes is closed.
-func flowBalanced(t string) bool {
-	depth := 0
-	var quote byte
+// flowScan tracks bracket depth and quoting across the pieces of a flow
+// collection.
+type flowScan struct {
+	depth  int
+	quote  byte
+	escape bool
+}
+
+func (f *flowScan) balanced() bool { return f.depth <= 0 && f.quote == 0 }
+
+func (f *flowScan) feed(t string) {
 	for i := 0; i < len(t); i++ {
 		ch := t[i]
 		switch {
-		case quote == '"':
+		case f.escape:
+			f.escape = false
+		case f.quote == '"':
 			if ch == '\\' {
-				i++
+				f.escape = true
 			} else if ch == '"' {
-				quote = 0
+				f.quote = 0
 			}
-		case quote == '\'':
+		case f.quote == '\'':
 			if ch == '\'' {
-				quote = 0
+				f.quote = 0
 			}
 		case ch == '"' || ch == '\'':
-			quote = ch
+			f.quote = ch
 		case ch == '[' || ch == '{':
-			depth++
+			f.depth++
 		case ch == ']' || ch == '}':
-			depth--
+			f.depth--
 		}
 	}
-	return depth <= 0 && quote == 0
+}
+
+// quotedValue parses a quoted scalar starting in t, which may continue on
+// the following lines (joined with spaces). The remaining lines are
+// joined once and decoded once, so an unterminated quote costs linear
+// time; the parser then resumes after the line where the scalar ended.
+func (p *yamlParser) quotedValue(line int, t string) (any, error) {
+	ends := []int{len(t)} // end offset of each joined line
+	var b strings.Builder
+	b.WriteString(t)
+	if _, _, err := quoted(t); err != nil {
+		for j := p.i; j < len(p.lines); j++ {
+			b.WriteByte(' ')
+			b.WriteString(strings.TrimSpace(p.lines[j]))
+			ends = append(ends, b.Len())
+		}
+	}
+	all := b.String()
+	s, n, err := quoted(all)
+	if err != nil {
+		if d := diag.As(err); d == errBadEscape {
+			return nil, yamlError(line, "invalid escape in a double-quoted scalar")
+		}
+		return nil, yamlError(line, "unterminated quoted scalar")
+	}
+	k := 0
+	for ends[k] < n {
+		k++
+	}
+	p.i += k
+	if rest := strings.TrimSpace(stripComment(all[n:ends[k]])); rest != "" {
+		return nil, yamlError(line+k, "unexpected %q after a quoted scalar", rest)
+	}
+	return s, nil
 }
 
 // blockScalar reads the lines of a | or > scalar whose header is h.
