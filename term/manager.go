@@ -14,8 +14,8 @@ import (
 // it to RESOURCE_LIMIT.
 var ErrQuota = errors.New("pty quota reached")
 
-// errManagerClosed reports an Open after CloseAll.
-var errManagerClosed = errors.New("pty manager closed")
+// ErrClosed reports an Open after [Manager.CloseAll].
+var ErrClosed = errors.New("pty manager closed")
 
 // DefaultQuota is the number of PTYs one principal may hold open at once.
 const DefaultQuota = 16
@@ -80,7 +80,7 @@ func (m *Manager) Open(ctx context.Context, owner Owner, opts SpawnOptions) (*PT
 	m.mu.Lock()
 	if m.closing {
 		m.mu.Unlock()
-		return nil, errManagerClosed
+		return nil, ErrClosed
 	}
 	if m.counts[owner.Principal] >= m.quota {
 		m.mu.Unlock()
@@ -118,7 +118,7 @@ func (m *Manager) Open(ctx context.Context, owner Owner, opts SpawnOptions) (*PT
 		m.release(owner.Principal)
 		m.mu.Unlock()
 		_, _ = p.Close(context.WithoutCancel(ctx))
-		return nil, errManagerClosed
+		return nil, ErrClosed
 	}
 	m.ptys[n] = &managed{owner: owner, p: p}
 	m.mu.Unlock()

@@ -220,8 +220,8 @@ func TestManagerCloseAll(t *testing.T) {
 		}
 		waitGroupGone(t, pid)
 	}
-	if _, err := m.Open(t.Context(), Owner{}, sleeper(t)); err == nil {
-		t.Errorf("Open after CloseAll succeeded")
+	if _, err := m.Open(t.Context(), Owner{}, sleeper(t)); !errors.Is(err, ErrClosed) {
+		t.Errorf("Open after CloseAll: %v, want ErrClosed", err)
 	}
 	if l := m.List(Owner{Principal: "p", Session: "a"}); len(l) != 0 {
 		t.Errorf("List after CloseAll = %v", l)

@@ -731,3 +731,22 @@ func TestSendToProgramNotReading(t *testing.T) {
 		t.Errorf("Close after a timed-out Send = %+v, %v", st, err)
 	}
 }
+
+func TestResolveCommand(t *testing.T) {
+	t.Parallel()
+	got, err := ResolveCommand("sh", []string{"PATH=/nonexistent:/bin:/usr/bin"}, "")
+	if err != nil || (got != "/bin/sh" && got != "/usr/bin/sh") {
+		t.Errorf("ResolveCommand(sh) = %q, %v", got, err)
+	}
+	// The child's PATH decides, not ours: an empty one finds nothing.
+	if _, err := ResolveCommand("sh", []string{"PATH="}, "/"); !errors.Is(err, exec.ErrNotFound) {
+		t.Errorf("empty PATH: %v", err)
+	}
+	// No PATH at all falls back to the standard list.
+	if got, err := ResolveCommand("sh", nil, ""); err != nil || !strings.HasSuffix(got, "/sh") {
+		t.Errorf("no PATH: %q, %v", got, err)
+	}
+	if _, err := ResolveCommand("/bin", nil, ""); err == nil {
+		t.Errorf("a directory resolved as a command")
+	}
+}

@@ -82,7 +82,7 @@ func spawn(ctx context.Context, opts SpawnOptions, id string) (*PTY, error) {
 	fail := func(err error) (*PTY, error) { return nil, &SpawnError{Cmd: name, Err: err} }
 	cols, rows := clampSize(opts.Cols, DefaultCols), clampSize(opts.Rows, DefaultRows)
 	env := withTerm(opts.Env)
-	path, err := resolveCommand(name, env, opts.Cwd)
+	path, err := ResolveCommand(name, env, opts.Cwd)
 	if err != nil {
 		return fail(err)
 	}
@@ -212,9 +212,11 @@ func MergeEnv(base []string, overrides map[string]string) []string {
 	return out
 }
 
-// resolveCommand finds the executable for name the way execvp would, but with the
-// child's PATH and working directory rather than this process's.
-func resolveCommand(name string, env []string, cwd string) (string, error) {
+// ResolveCommand finds the executable for name the way execvp would, but with the
+// child's environment (its PATH, or a default one) and working directory rather than
+// this process's. Spawn uses it; the kernel can call it first to vet the binary that
+// will run (proc_spawn pinning hashes this file).
+func ResolveCommand(name string, env []string, cwd string) (string, error) {
 	if strings.Contains(name, "/") {
 		p := name
 		if !filepath.IsAbs(p) && cwd != "" {
