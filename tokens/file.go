@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
+
+	"github.com/zeebo/blake3"
 )
 
 // storeVersion is the only tokens.json version this package reads or writes.
@@ -37,6 +40,27 @@ type parsed struct {
 	key     []byte
 	tokens  []Token
 	digests [][32]byte
+	// hashers recycles keyed hashers (about 11 KB each) across
+	// verifications of this store version.
+	hashers sync.Pool
+}
+
+// digest is [digest] with a recycled hasher.
+func (p *parsed) digest(secret string) [32]byte {
+	h, _ := p.hashers.Get().(*blake3.Hasher)
+	if h == nil {
+		var err error
+		if h, err = blake3.NewKeyed(p.key); err != nil {
+			// parseStore guarantees a 32-byte key.
+			panic("tokens: " + err.Error())
+		}
+	}
+	h.Reset() // keeps the key
+	h.WriteString(secret)
+	var d [32]byte
+	h.Sum(d[:0])
+	p.hashers.Put(h)
+	return d
 }
 
 // FormatError reports a tokens.json that cannot be used. The store is

@@ -85,7 +85,7 @@ func (v *Verifier) Verify(secret string) (Token, error) {
 	if err != nil {
 		return Token{}, err
 	}
-	d := digest(p.key, secret)
+	d := p.digest(secret)
 	match := -1
 	for i := range p.digests {
 		if subtle.ConstantTimeCompare(d[:], p.digests[i][:]) == 1 {
