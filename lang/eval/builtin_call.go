@@ -116,7 +116,7 @@ func (t *thread) callBuiltin(sc *scope, name string, pos []value.Value, named []
 		if !ok {
 			return nil, diag.New(diag.NotFound, "open: no desktop opener (xdg-open) on PATH")
 		}
-		cmd := exec.CommandContext(t.ctx, opener, p)
+		cmd := exec.Command(opener, p) // detached: it outlives the statement
 		cmd.Dir = t.e.Cwd()
 		cmd.Env = t.e.Environ()
 		if t.e.host.WrapCmd != nil {
