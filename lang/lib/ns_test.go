@@ -281,3 +281,13 @@ func TestMathNamespace(t *testing.T) {
 		t.Error("http/config are the evaluator's namespaces")
 	}
 }
+
+func TestTOMLStringifyRefusesUnwritableKeys(t *testing.T) {
+	t.Parallel()
+	for _, k := range []string{"", "a,b", `a"b`, "a\nb", `a\b`} {
+		_, err := NamespaceCall(t.Context(), testEnv{}, "toml", "stringify", args(Rec(k, I(1))), nil)
+		checkResult(t, nil, true, err, "", "arg_error", "")
+	}
+	v, err := NamespaceCall(t.Context(), testEnv{}, "toml", "stringify", args(Rec("a b", I(1), "é", I(2))), nil)
+	checkResult(t, v, true, err, `"'a b' = 1\n'é' = 2\n"`, "", "")
+}

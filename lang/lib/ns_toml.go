@@ -219,7 +219,7 @@ func tomlGo(x any) (any, error) {
 // or a backslash, so such keys (and the empty key, which would fall back
 // to the Go field name) are refused rather than renamed.
 func tomlTagKey(k string) (string, error) {
-	if k == "" || strings.ContainsAny(k, "\",\\`") {
+	if k == "" || strings.ContainsFunc(k, func(r rune) bool { return r < 0x20 || r == 0x7f || strings.ContainsRune("\",\\`", r) }) {
 		return "", argErr("toml.stringify cannot write the key %q", k)
 	}
 	return k, nil
