@@ -144,10 +144,7 @@ func (e *Evaluator) Run(ctx context.Context, prog *syntax.Program, pos Position)
 	}
 	v, err := e.runGuarded(ctx, prog, pos)
 	if err != nil {
-		if d := diag.As(err); d != nil && d.Src == "" {
-			d.Src = prog.Src
-		}
-		return nil, err
+		return nil, withSrc(err, prog.Src)
 	}
 	return v, nil
 }
@@ -263,4 +260,16 @@ func (e *Evaluator) markStreamed(o *value.Outcome) {
 	e.mu.Lock()
 	e.streamed = o
 	e.mu.Unlock()
+}
+
+// withSrc attaches the source text to a language error that has none (a
+// copy, like spanned).
+func withSrc(err error, src string) error {
+	d, ok := err.(*diag.Error)
+	if !ok || d.Src != "" {
+		return err
+	}
+	c := *d
+	c.Src = src
+	return &c
 }

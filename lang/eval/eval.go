@@ -139,11 +139,22 @@ func (t *thread) stmts(sc *scope, list []syntax.Stmt, used bool) (value.Value, e
 func (t *thread) stmt(sc *scope, s syntax.Stmt, stmtPos bool) (value.Value, error) {
 	v, err := t.stmt1(sc, s, stmtPos)
 	if err != nil {
-		if d, ok := err.(*diag.Error); ok {
-			d.WithSpan(s.Span())
-		}
+		return nil, spanned(err, s.Span())
 	}
-	return v, err
+	return v, nil
+}
+
+// spanned gives a language error the span of the node it escaped from
+// when it has none yet (the innermost span wins). It copies the error:
+// libraries may return shared error values, which must never be mutated.
+func spanned(err error, sp diag.Span) error {
+	d, ok := err.(*diag.Error)
+	if !ok || !d.Span.IsZero() {
+		return err
+	}
+	c := *d
+	c.Span = sp
+	return &c
 }
 
 func (t *thread) stmt1(sc *scope, s syntax.Stmt, stmtPos bool) (value.Value, error) {
@@ -320,10 +331,7 @@ func (t *thread) assign(sc *scope, n *syntax.AssignStmt) (value.Value, error) {
 func (t *thread) expr(sc *scope, x syntax.Expr) (value.Value, error) {
 	v, err := t.expr1(sc, x)
 	if err != nil {
-		if d, ok := err.(*diag.Error); ok && d.Span.IsZero() {
-			d.Span = x.Span()
-		}
-		return nil, err
+		return nil, spanned(err, x.Span())
 	}
 	return v, nil
 }

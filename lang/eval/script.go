@@ -33,11 +33,13 @@ func loadProgram(path string, bound func(string) bool) (*syntax.Program, error) 
 	prog, err := parseSource(string(data), &syntax.Options{Bound: bound})
 	if err != nil {
 		if d := diag.As(err); d != nil {
-			d.Code = diag.ParseError
-			if !strings.Contains(d.Msg, path) {
-				d.Msg = filepath.Base(path) + ": " + d.Msg
+			c := *d
+			c.Code = diag.ParseError
+			c.Src = string(data)
+			if !strings.Contains(c.Msg, path) {
+				c.Msg = filepath.Base(path) + ": " + c.Msg
 			}
-			return nil, d
+			return nil, &c
 		}
 		return nil, err
 	}
@@ -76,6 +78,7 @@ func (t *thread) runScriptValues(path string, vals []value.Value) (value.Value, 
 	}
 	v, err := c.runProgram(t.ctx, prog, Stmt)
 	if err != nil {
+		err = withSrc(err, prog.Src)
 		if x, ok := err.(*ExitError); ok {
 			if x.Code == 0 {
 				return value.Null{}, nil
@@ -231,7 +234,7 @@ func (t *thread) use(sc *scope, n *syntax.UseStmt) (value.Value, error) {
 	}
 	c := t.e.child(filepath.Dir(path))
 	if _, err := c.runProgram(t.ctx, prog, Stmt); err != nil {
-		return nil, err
+		return nil, withSrc(err, prog.Src)
 	}
 	var rb value.RecordBuilder
 	for _, name := range c.root.exports {
