@@ -2,7 +2,6 @@ package syntax
 
 import (
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/shoal-sh/shoal/lang/diag"
@@ -197,7 +196,9 @@ func (p *parser) scanRawQuoted(i int) (diag.Span, int) {
 		j++
 	}
 	if j >= p.end {
-		p.failPartial(diag.Span{Start: i, End: j}, "unterminated string", "")
+		// A one-line string cannot be completed by a following line, so
+		// this is not Partial.
+		p.fail(diag.Span{Start: i, End: j}, "unterminated string", "close it with `\"`")
 	}
 	return diag.Span{Start: i + 1, End: j}, j + 1
 }
@@ -231,7 +232,8 @@ func (p *parser) lexString(i int) token {
 	j := i + 1
 	for {
 		if j >= p.end {
-			p.failPartial(diag.Span{Start: i, End: j}, "unterminated string", "")
+			// Not Partial: a one-line string cannot continue on the next line.
+			p.fail(diag.Span{Start: i, End: j}, "unterminated string", "close it with `"+string(q)+"`; use triple quotes for multi-line text")
 		}
 		c := p.src[j]
 		if c == q {
@@ -285,8 +287,8 @@ func (p *parser) skipInterp(i int, multiline bool) int {
 		j++
 	}
 	sp := diag.Span{Start: i, End: i + 1}
-	if !multiline && strings.Contains(p.src[i:p.end], "\n") {
-		// The line ended inside the hole: more input cannot fix it.
+	if !multiline {
+		// The hole of a one-line string cannot continue on the next line.
 		p.fail(sp, "unterminated `{expr}` in string", "escape a literal brace as \\{")
 	}
 	p.failPartial(sp, "unterminated `{expr}` in string", "escape a literal brace as \\{")
