@@ -43,7 +43,7 @@ func Method(ctx context.Context, env Env, recv value.Value, name string, args []
 		recv = value.Null{}
 	}
 	k := recv.Kind()
-	fn, _, found := lookup(k, name)
+	fn, found := lookup(k, name)
 	if !found {
 		if generalName(name) {
 			return nil, true, rejectMethod(recv, name)
@@ -73,7 +73,7 @@ func Method(ctx context.Context, env Env, recv value.Value, name string, args []
 // HasMethod reports whether kind k has a method called name (used for the
 // field → zero-argument method fallback of §8.1).
 func HasMethod(k value.Kind, name string) bool {
-	_, _, found := lookup(k, name)
+	_, found := lookup(k, name)
 	return found
 }
 

@@ -201,16 +201,14 @@ var catalogue = map[value.Kind][]methodTable{
 }
 
 // lookup finds name among kind k's tables. found reports whether the name
-// exists; fn is nil for host methods. fromTable is the table it was found
-// in, so Method can tell a stream's own methods from the collection
-// methods it reaches by collecting.
-func lookup(k value.Kind, name string) (fn method, fromTable methodTable, found bool) {
+// exists; fn is nil for host methods.
+func lookup(k value.Kind, name string) (fn method, found bool) {
 	for _, t := range catalogue[k] {
 		if f, ok := t[name]; ok {
-			return f, t, true
+			return f, true
 		}
 	}
-	return nil, nil, false
+	return nil, false
 }
 
 // generalName reports whether some kind implements name in this package:

@@ -11,7 +11,7 @@ import (
 // k, or "". The candidates come from the catalogue, so a hint never
 // names a method the kind lacks.
 func hintFor(k value.Kind, name string) string {
-	has := func(m string) bool { _, _, ok := lookup(k, m); return ok }
+	has := func(m string) bool { _, ok := lookup(k, m); return ok }
 	switch name {
 	case "length", "size":
 		if has("len") {
