@@ -126,7 +126,8 @@ type Policy struct {
 }
 
 // Principal returns the named principal's policy. Unknown principals get
-// no policy, and every verdict for them is deny.
+// no policy, and every verdict for them is deny. A nil *Policy knows no
+// principal.
 func (p *Policy) Principal(name string) (*Principal, bool) {
 	if p == nil {
 		return nil, false
@@ -137,6 +138,9 @@ func (p *Policy) Principal(name string) (*Principal, bool) {
 
 // Names returns the principal names, sorted.
 func (p *Policy) Names() []string {
+	if p == nil {
+		return nil
+	}
 	names := make([]string, 0, len(p.principals))
 	for n := range p.principals {
 		names = append(names, n)

@@ -273,3 +273,12 @@ func TestNormalizePath(t *testing.T) {
 		t.Errorf("Normalize = %+v", e)
 	}
 }
+
+func TestNilPolicyDenies(t *testing.T) {
+	t.Parallel()
+	var p *Policy
+	if p.EffectVerdict("x", Effect{Kind: KindTime}) != Deny || p.PlanVerdict("x", nil) != Deny ||
+		p.CanApprove("x", "y", "z") || p.JournalRead("x") || len(p.Names()) != 0 || p.Quotas("x") != DefaultQuotas {
+		t.Error("nil policy granted something")
+	}
+}
