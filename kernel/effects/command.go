@@ -140,6 +140,11 @@ func (w *walker) staticPath(sc *scope, x syntax.Expr) pathVal {
 	if pv := w.pathOf(sc, x); pv != nil {
 		return *pv
 	}
+	if id, ok := x.(*syntax.Ident); ok {
+		if b := sc.lookup(id.Name); b != nil && b.text != nil {
+			return pathVal{lit: *b.text, known: true}
+		}
+	}
 	return pathVal{}
 }
 
@@ -256,11 +261,11 @@ func (w *walker) bareName(st *cwdState, name string) {
 		w.out.flag(leash.KindTime)
 		return
 	}
-	if isNamespace(name) {
-		return
-	}
 	if r, ok := w.rules[name]; ok {
 		r.apply(w, st, argList{})
+		return
+	}
+	if isNamespace(name) {
 		return
 	}
 	if w.mayBeProgram(name) {

@@ -130,6 +130,9 @@ type binding struct {
 	// path is set for a value known to be a path (path("…"), .join…),
 	// so path methods on it read that path.
 	path *pathVal
+	// text is the value of a let bound to a string literal: it never
+	// changes, so a path argument naming it is as good as the literal.
+	text *string
 	// depth and pos place a hoisted fn: a reference at the same function
 	// depth before pos runs before the fn is bound.
 	depth, pos int
@@ -222,6 +225,11 @@ func (w *walker) stmt(sc *scope, st *cwdState, s syntax.Stmt) {
 	case *syntax.LetStmt:
 		w.expr(sc, st, x.Value)
 		sc.bindValue(x.Name, w.pathOf(sc, x.Value))
+		if s, ok := literalString(x.Value); ok && !x.Mutable {
+			if b := sc.vars[x.Name]; b != nil {
+				b.text = &s
+			}
+		}
 	case *syntax.ExportStmt:
 		if x.Decl != nil {
 			w.stmt(sc, st, x.Decl)
