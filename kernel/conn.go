@@ -132,9 +132,11 @@ func (s *Server) routes() *jsonrpc.Router {
 	attached(r, proto.MethodPlanList, s.handlePlanList)
 	attached(r, proto.MethodPlanApply, s.handlePlanApply)
 	attached(r, proto.MethodCapRequest, s.handleCapRequest)
-	for _, m := range []string{proto.MethodPTYOpen, proto.MethodPTYSend, proto.MethodPTYRead,
-		proto.MethodPTYResize, proto.MethodPTYClose, proto.MethodPTYList} {
-		attached(r, m, s.handlePTYUnavailable)
-	}
+	attached(r, proto.MethodPTYOpen, s.handlePTYOpen)
+	attached(r, proto.MethodPTYSend, s.handlePTYSend)
+	attached(r, proto.MethodPTYRead, s.handlePTYRead)
+	attached(r, proto.MethodPTYResize, s.handlePTYResize)
+	attached(r, proto.MethodPTYClose, s.handlePTYClose)
+	attached(r, proto.MethodPTYList, s.handlePTYList)
 	return r
 }

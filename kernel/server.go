@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shoal-sh/shoal/kernel/jsonrpc"
+	"github.com/shoal-sh/shoal/term"
 )
 
 // Server is one kernel: its sessions, tasks, event bus and journal. Every counter (client,
@@ -29,6 +30,7 @@ type Server struct {
 	started time.Time
 	router  *jsonrpc.Router
 	blobs   blobCache
+	ptys    *term.Manager
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -76,6 +78,7 @@ func New(opts *Options) (*Server, error) {
 	}
 	s.bus = newBus(s.journal, func() int64 { return s.opts.now().UnixNano() }, s.log)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.ptys = newPTYManager(s)
 	s.router = s.routes()
 	return s, nil
 }
@@ -169,7 +172,8 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) {
 	s.dropConn(cs)
 }
 
-// Close stops every task (killing their process groups), ends all connections and closes
+// Close stops every task (killing their process groups), closes every PTY (see
+// [term.Manager.CloseAll]), ends all connections and closes
 // the journal. It waits for connection handlers to return.
 func (s *Server) Close() error {
 	s.mu.Lock()
@@ -186,6 +190,7 @@ func (s *Server) Close() error {
 	for _, t := range tasks {
 		t.kill()
 	}
+	s.closePTYs()
 	s.cancel()
 	s.wg.Wait()
 	return s.journal.Close()
