@@ -173,8 +173,8 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) {
 }
 
 // Close stops every task (killing their process groups), closes every PTY (see
-// [term.Manager.CloseAll]), ends all connections and closes
-// the journal. It waits for connection handlers to return.
+// [term.Manager.CloseAll]), ends all connections and closes the journal. It waits for
+// connection handlers to return.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
