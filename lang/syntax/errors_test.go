@@ -80,6 +80,8 @@ var errorCases = []struct {
 	{src: "fn f() { export let x = 1 }", msg: "`export` is only allowed at the top level", at: 9},
 	{src: "let r = {a: 1}\nr.a = 2", msg: "only a variable or `env.NAME` can be assigned", hint: ".set(", at: 19},
 	{src: "xs[0] += 1", msg: "only a variable or `env.NAME` can be assigned", at: 6},
+	{src: "^false\ncatch e { 1 }", msg: "unexpected keyword `catch`", hint: "(cmd) catch", at: 7},
+	{src: "else { 1 }", msg: "unexpected keyword `else`", hint: "if", at: 0},
 	{src: "1 2", msg: "expected newline or `;` between statements", hint: "^name", at: 2},
 	{src: "let x = 5 ls", msg: "expected newline or `;` between statements", at: 10},
 	{src: `"{}"`, msg: "interpolation must contain one expression", at: 1},

@@ -165,7 +165,14 @@ func (p *parser) parseStmt() Stmt {
 		return p.exprStmt(i)
 	}
 	if isReserved(name) {
-		p.fail(diag.Span{Start: i, End: j}, "unexpected keyword `"+name+"`", "")
+		hint := ""
+		switch name {
+		case "catch":
+			hint = "postfix `catch` follows an expression; wrap a command in parentheses: `(cmd) catch e { … }`"
+		case "else":
+			hint = "`else` continues an `if … { }` expression"
+		}
+		p.fail(diag.Span{Start: i, End: j}, "unexpected keyword `"+name+"`", hint)
 	}
 	if (isInterpTool(name) && p.interpFollows(j)) || p.prefixedStringAt(name, j) {
 		return p.exprStmt(i)
