@@ -154,7 +154,11 @@ func (s *Server) execOnce(ctx context.Context, cs *connState, a *attachment, src
 		fin.Status, fin.OK = x.Status, x.OK
 		rep.failed, rep.signal = !x.OK, x.Signal
 	case *value.ErrorVal:
-		fin.Status, fin.OK = raised.Status, false
+		if raised != nil {
+			fin.Status, fin.OK = raised.Status, false
+		} else {
+			fin.Status = &zero // a caught error returned as a value is a success
+		}
 	default:
 		fin.Status = &zero
 	}
