@@ -354,6 +354,9 @@ func (w *walker) method(sc *scope, st *cwdState, n *syntax.MethodCall) {
 	recv := w.pathOf(sc, n.Recv)
 	w.expr(sc, st, n.Recv)
 	w.flowArgs(sc, st, n.Args)
+	if n.Name == "expand" && w.isGlob(sc, n.Recv) {
+		return
+	}
 	if n.Name == "save" || n.Name == "append" {
 		if len(n.Args) > 0 && n.Args[0] != nil {
 			w.out.path(leash.KindFsWrite, w.argPath(w.exprArg(sc, n.Args[0].Value), st))
@@ -485,4 +488,27 @@ func (w *walker) callBuiltin(st *cwdState, name string, args argList) bool {
 		return false
 	}
 	return true
+}
+
+// isGlobCall reports a glob(…) constructor call.
+func isGlobCall(x syntax.Expr) bool {
+	c, ok := x.(*syntax.Call)
+	if !ok {
+		return false
+	}
+	id, ok := c.Fn.(*syntax.Ident)
+	return ok && id.Name == "glob"
+}
+
+// isGlob reports an expression known to be a glob made in this program.
+func (w *walker) isGlob(sc *scope, x syntax.Expr) bool {
+	if isGlobCall(x) {
+		return true
+	}
+	id, ok := x.(*syntax.Ident)
+	if !ok {
+		return false
+	}
+	b := sc.lookup(id.Name)
+	return b != nil && b.glob
 }

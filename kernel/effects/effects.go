@@ -133,6 +133,8 @@ type binding struct {
 	// text is the value of a let bound to a string literal: it never
 	// changes, so a path argument naming it is as good as the literal.
 	text *string
+	// glob marks a value made by glob(…), whose read was counted there.
+	glob bool
 	// depth and pos place a hoisted fn: a reference at the same function
 	// depth before pos runs before the fn is bound.
 	depth, pos int
@@ -225,10 +227,11 @@ func (w *walker) stmt(sc *scope, st *cwdState, s syntax.Stmt) {
 	case *syntax.LetStmt:
 		w.expr(sc, st, x.Value)
 		sc.bindValue(x.Name, w.pathOf(sc, x.Value))
-		if s, ok := literalString(x.Value); ok && !x.Mutable {
-			if b := sc.vars[x.Name]; b != nil {
+		if b := sc.vars[x.Name]; b != nil {
+			if s, ok := literalString(x.Value); ok && !x.Mutable {
 				b.text = &s
 			}
+			b.glob = isGlobCall(x.Value)
 		}
 	case *syntax.ExportStmt:
 		if x.Decl != nil {
@@ -265,6 +268,7 @@ func (w *walker) stmt(sc *scope, st *cwdState, s syntax.Stmt) {
 			return
 		}
 		if b := sc.lookup(x.Name); b != nil && b.kind == bindValue {
+			b.glob = b.glob && isGlobCall(x.Value)
 			if b.path != nil || w.pathOf(sc, x.Value) != nil {
 				// Either value may be the one a later path method sees.
 				b.path = &pathVal{}

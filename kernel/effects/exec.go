@@ -131,8 +131,12 @@ func (w *walker) parts(sc *scope, st *cwdState, ps []syntax.CmdPart) {
 	}
 }
 
+// part walks one command part. A glob word expands before any head runs,
+// builtin, function or program alike: that lists its root.
 func (w *walker) part(sc *scope, st *cwdState, p syntax.CmdPart) {
 	switch x := p.(type) {
+	case *syntax.GlobWord:
+		w.out.path(leash.KindFsRead, w.globRoot(x.Pattern, st))
 	case *syntax.ExprPart:
 		w.expr(sc, st, x.X)
 	case *syntax.Flag:
