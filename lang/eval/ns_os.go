@@ -244,7 +244,7 @@ func (e *Evaluator) loadContent(t *thread, ref string) (value.Value, error) {
 	}
 	data, err := e.host.Content(t.ctx, hash)
 	if err != nil {
-		return nil, diag.New(diag.NotFound, "cannot resolve %s: %v", ref, err)
+		return nil, diag.New(diag.NotFound, "cannot resolve %s from the journal/CAS: %v", ref, err)
 	}
 	return &value.Bytes{Data: data, Ref: ref, Len: int64(len(data))}, nil
 }
