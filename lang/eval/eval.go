@@ -298,15 +298,15 @@ func (t *thread) assign(sc *scope, n *syntax.AssignStmt) (value.Value, error) {
 		t.e.setenv(n.Name, s)
 		return v, nil
 	}
-	b := sc.lookup(n.Name)
-	if b == nil {
+	owner, idx := sc.lookupRef(n.Name)
+	if owner == nil {
 		if n.Op != "=" {
 			return nil, diag.New(diag.UndefinedVar, "undefined variable `%s`", n.Name)
 		}
 		return nil, diag.New(diag.TypeError, "cannot assign to undeclared variable `%s`", n.Name).
 			WithHint("declare it first with `var " + n.Name + " = …`")
 	}
-	if !b.mutable {
+	if !owner.vars[idx].mutable {
 		return nil, diag.New(diag.TypeError, "cannot assign to immutable binding `%s`", n.Name).
 			WithHint("declare it with `var` to make it mutable")
 	}
@@ -314,15 +314,17 @@ func (t *thread) assign(sc *scope, n *syntax.AssignStmt) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Evaluating the right side may have declared names (shifting this
+	// binding) in rare cases such as `source`; re-resolve only then.
+	if idx >= len(owner.vars) || owner.vars[idx].name != n.Name {
+		owner, idx = sc.lookupRef(n.Name)
+	}
+	b := &owner.vars[idx]
 	if n.Op != "=" {
-		// Re-resolve: evaluating the right side may have declared or
-		// reallocated bindings in this scope.
-		b = sc.lookup(n.Name)
 		if v, err = binaryOp(n.Op[:1], b.val, v); err != nil {
 			return nil, err
 		}
 	}
-	b = sc.lookup(n.Name)
 	b.val = v
 	return v, nil
 }

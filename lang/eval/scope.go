@@ -72,6 +72,18 @@ func (s *scope) lookup(name string) *binding {
 	return nil
 }
 
+// lookupRef finds name and returns the scope holding it and its index.
+func (s *scope) lookupRef(name string) (*scope, int) {
+	for sc := s; sc != nil; sc = sc.parent {
+		for i := len(sc.vars) - 1; i >= 0; i-- {
+			if sc.vars[i].name == name {
+				return sc, i
+			}
+		}
+	}
+	return nil, 0
+}
+
 // isCommandLike reports whether v is bound as fn or alias (command-bound
 // for the parser's dispatch), as opposed to a plain value binding.
 func isCommandLike(v value.Value) bool {
