@@ -108,3 +108,12 @@ func TestCommandFormCalls(t *testing.T) {
 		})
 	}
 }
+
+func TestWhich(t *testing.T) {
+	t.Parallel()
+	ev, _ := newTestEval(t)
+	got, err := evalString(t, ev, `[(which sh).scope, (which cd).scope, (which "no-such-tool-xyz").out, (which --all sh).len() >= 1]`)
+	if err != nil || got != `["ambient", "builtin", null, true]` {
+		t.Fatalf("got %s, %v", got, err)
+	}
+}

@@ -252,6 +252,9 @@ func (t *thread) which(b *bargs) (value.Value, error) {
 		return nil, diag.New(diag.ArgError, "which: expected exactly one name")
 	}
 	name := value.Display(b.pos[0])
+	if b.has("all", "a") {
+		return okOutcome("which", t.e.whichAll(name)), nil
+	}
 	r := t.e.reefResolve(name)
 	rec := func(scope string, path, version, hash, provider string) value.Value {
 		chain := []value.Value{}
@@ -457,4 +460,34 @@ func (e *Evaluator) reefRunner(ext string) []string {
 		}
 	}
 	return nil
+}
+
+// whichAll lists every candidate for name: the Reef pin, then each match
+// on the session PATH in order.
+func (e *Evaluator) whichAll(name string) value.Value {
+	shape := value.NewShape([]string{"path", "provider", "hash8"})
+	items := []value.Value{}
+	add := func(p, provider string) {
+		h, _ := fileHash(p)
+		if len(h) > 8 {
+			h = h[:8]
+		}
+		items = append(items, &value.Record{Shape: shape, Vals: []value.Value{value.Path{P: p}, value.Str(provider), strOrNull(h)}})
+	}
+	if r := e.reefResolve(name); r.lock != nil {
+		add(r.lock.Path, r.lock.Provider)
+	}
+	pathEnv, ok := e.getenv("PATH")
+	if !ok {
+		pathEnv = "/usr/local/bin:/usr/bin:/bin"
+	}
+	seen := map[string]bool{}
+	for _, dir := range filepath.SplitList(pathEnv) {
+		p := filepath.Join(e.abs(dir), name)
+		if !seen[p] && isExecutable(p) {
+			seen[p] = true
+			add(p, "system")
+		}
+	}
+	return &value.List{Items: items}
 }
