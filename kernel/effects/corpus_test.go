@@ -159,3 +159,28 @@ func splitBlocks(s string) []string {
 	}
 	return blocks
 }
+
+// FuzzDerive: any program that parses derives without panicking, the
+// same way twice, and well formed.
+func FuzzDerive(f *testing.F) {
+	for _, s := range []string{
+		"ls src > out", "sh { echo hi }", "fn f() { f(); rm (x) }; f()", `http.get("https://a.io/{x}")`,
+		"cd /a; for d in ds { cd (d); rm *.o }", `with cwd: "w", env: {A: 1} { "x".feed(sort -r) }`,
+		"alias g = git; g status &", "match x { {a, b: [c, ...r]} => { touch (a) } }",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		prog, err := syntax.Parse(src, nil)
+		if err != nil {
+			return
+		}
+		a, b := Derive(prog, testEnv()), Derive(prog, testEnv())
+		if diff := cmp.Diff(a, b); diff != "" {
+			t.Fatalf("not deterministic (-first +second):\n%s", diff)
+		}
+		if msg := malformed(a); msg != "" {
+			t.Fatalf("%s: %+v", msg, a)
+		}
+	})
+}

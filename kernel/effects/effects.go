@@ -95,7 +95,8 @@ func movesCwd(prog *syntax.Program) bool {
 		case *syntax.Command:
 			found = found || cwdHead(x.HeadName())
 		case *syntax.Ident:
-			found = found || cwdHead(x.Name)
+			// "j" is more often a loop variable than a jump.
+			found = found || (cwdHead(x.Name) && x.Name != "j")
 		case *syntax.WithEntry:
 			found = found || x.Key == "cwd"
 		}
