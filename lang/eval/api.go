@@ -50,6 +50,13 @@ type Host struct {
 	// Content resolves val:blake3:<hash> references; nil means there is no
 	// content store (not_found).
 	Content func(ctx context.Context, hash string) ([]byte, error)
+	// Terminal, in an interactive evaluator, runs a statement-position
+	// external (and every `interact` command) on the user's terminal
+	// instead of capturing its output: it must attach cmd's stdio to the
+	// terminal, make the child's process group the foreground group, run
+	// it to completion and return cmd.Run's error. The outcome then has a
+	// status but empty stdout/stderr. nil means always capture.
+	Terminal func(ctx context.Context, cmd *exec.Cmd) error
 }
 
 // Position says how the final statement of a program is evaluated.

@@ -172,7 +172,9 @@ func (t *thread) builtin(sc *scope, head string, args []cmdArg, opts *cmdOpts) (
 		if err != nil {
 			return nil, err
 		}
-		return t.external(h, args[1:], opts)
+		o := *opts
+		o.terminal = true
+		return t.external(h, args[1:], &o)
 	}
 	return nil, diag.New(diag.NotFound, "%s: command not found", head)
 }

@@ -29,14 +29,15 @@ type cmdArg struct {
 
 // cmdOpts carries the parts of a command other than its words.
 type cmdOpts struct {
-	env     []string // NAME=value prefixes
-	redirs  []redir
-	stmtPos bool
-	caret   bool
-	span    diag.Span
-	stdin   []byte // .feed data
-	scope   *scope // for did-you-mean hints
-	hasIn   bool
+	env      []string // NAME=value prefixes
+	redirs   []redir
+	stmtPos  bool
+	caret    bool
+	span     diag.Span
+	terminal bool   // run on the host terminal (interact)
+	stdin    []byte // .feed data
+	scope    *scope // for did-you-mean hints
+	hasIn    bool
 }
 
 type redir struct {

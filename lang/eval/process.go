@@ -48,6 +48,9 @@ type procSpec struct {
 	hasIn   bool
 	redirs  []redir
 	stmtPos bool
+	// terminal asks for the host terminal (interact, or a statement in
+	// an interactive session).
+	terminal bool
 }
 
 // external runs an external program by name or path (§9.1 step 8).
@@ -73,7 +76,7 @@ func (t *thread) external(head string, args []cmdArg, opts *cmdOpts) (value.Valu
 	}
 	return t.runProc(&procSpec{
 		path: path, argv: append([]string{head}, argv...), env: opts.env,
-		stdin: opts.stdin, hasIn: opts.hasIn, redirs: opts.redirs, stmtPos: opts.stmtPos,
+		stdin: opts.stdin, hasIn: opts.hasIn, redirs: opts.redirs, stmtPos: opts.stmtPos, terminal: opts.terminal,
 	})
 }
 
@@ -144,6 +147,10 @@ func (t *thread) runProc(spec *procSpec) (*value.Outcome, error) {
 		if err := t.e.host.WrapCmd(ctx, cmd); err != nil {
 			return nil, err
 		}
+	}
+	if t.e.host.Terminal != nil && (spec.terminal || spec.stmtPos && t.e.opts.Interactive) &&
+		len(spec.redirs) == 0 && !spec.hasIn {
+		return t.runOnTerminal(cmd, spec)
 	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -228,4 +235,35 @@ func cmdFailed(o *value.Outcome) *diag.Error {
 		d.Hint = h
 	}
 	return d
+}
+
+// runOnTerminal hands cmd to the host's terminal runner; output is not
+// captured, so the outcome carries only the status.
+func (t *thread) runOnTerminal(cmd *exec.Cmd, spec *procSpec) (*value.Outcome, error) {
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
+	start := time.Now()
+	err := t.e.host.Terminal(t.ctx, cmd)
+	dur := time.Since(start)
+	if t.ctx.Err() != nil {
+		return nil, diag.New(diag.Cancelled, "cancelled")
+	}
+	if cmd.ProcessState == nil {
+		if err == nil {
+			err = errors.New("terminal runner did not run the command")
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, diag.New(diag.NotFound, "%s: %v", spec.argv[0], unwrapPathErr(err))
+		}
+		return nil, diag.New(diag.IOError, "%s: %v", spec.argv[0], err)
+	}
+	o := &value.Outcome{Pid: cmd.ProcessState.Pid(), Dur: dur, Cmd: strings.Join(spec.argv, " "), Stdout: []byte{}, Stderr: []byte{}}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		o.Signal = signalName(ws.Signal())
+	} else {
+		st := cmd.ProcessState.ExitCode()
+		o.Status = &st
+		o.OK = st == 0
+	}
+	t.e.markStreamed(o)
+	return o, nil
 }

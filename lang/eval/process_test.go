@@ -405,3 +405,30 @@ func TestGateAndConfig(t *testing.T) {
 		t.Fatal("refused program ran")
 	}
 }
+
+// TestTerminalPort checks which commands an interactive evaluator hands
+// to the host terminal.
+func TestTerminalPort(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var ran []string
+	var screen bytes.Buffer
+	term := func(ctx context.Context, cmd *exec.Cmd) error {
+		mu.Lock()
+		ran = append(ran, strings.Join(cmd.Args, " "))
+		mu.Unlock()
+		cmd.Stdout = &screen
+		return cmd.Run()
+	}
+	ev := New(&Options{Cwd: t.TempDir(), Env: []string{"PATH=" + os.Getenv("PATH")}, Interactive: true, Host: &Host{Terminal: term}})
+	v, err := ev.Eval(t.Context(), "sh -c 'echo on-tty'\nlet r = (sh -c 'echo captured')\ninteract sh -c 'exit 3'\nr.out")
+	if err == nil || diag.CodeOf(err) != diag.CmdFailed {
+		t.Fatalf("interact exit 3 should fail the statement, got %v %v", v, err)
+	}
+	if got := strings.Join(ran, "|"); got != "sh -c echo on-tty|sh -c exit 3" {
+		t.Fatalf("terminal ran %q", got)
+	}
+	if screen.String() != "on-tty\n" {
+		t.Fatalf("screen %q", screen.String())
+	}
+}
