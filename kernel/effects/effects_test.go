@@ -232,6 +232,10 @@ func TestNetworkEnvSecretsTime(t *testing.T) {
 		{"ago", "let t = 1h.ago", []leash.Effect{clock}},
 		{"every", "let s = every(1s)", []leash.Effect{clock}},
 		{"bound now", "let now = 1; let t = now", nil},
+		{"ip literal host", `http.get("https://[::1]:8443/x")`, []leash.Effect{connect("::1", 8443)}},
+		{"other scheme", `http.get("ftp://files.io/x")`, []leash.Effect{connect("files.io", 0)}},
+		{"no scheme", `http.get("files.io/x")`, []leash.Effect{connect("*", 0)}},
+		{"secret in with env", `with env: {T: secret.get("t")} { git push }`, []leash.Effect{spawn("git"), envWrite("T"), secretUse("t"), opaque}},
 	}, testEnv)
 }
 
@@ -273,6 +277,11 @@ func TestPaths(t *testing.T) {
 		{"relative with cwd", `with cwd: "sub" { rm x }`, []leash.Effect{del("/p/sub/x")}},
 		{"lambda after cd", "let f = () => { rm x }; cd /tmp; f()", []leash.Effect{del("/**"), sessionWrite}},
 		{"spawn sees its own cwd copy", "spawn { cd /a }; rm x", []leash.Effect{del("/p/x"), sessionWrite}},
+		{"computed with cwd", "var d = \"a\"; with cwd: d { rm x }; rm y", []leash.Effect{del("/**")}},
+		{"wildcard absorbs literal paths", "var x = \"a\"; rm a; rm (x)", []leash.Effect{del("/**")}},
+		{"cd inside && stays known", "cd /a && rm x", []leash.Effect{del("/a/x"), sessionWrite}},
+		{"cd on the right of && is conditional", "touch t && cd /a; rm x", []leash.Effect{wr("/p/t"), del("/**"), sessionWrite}},
+		{"try body that moves the cwd", "try { cd /a; rm x } catch { rm y }", []leash.Effect{del("/**"), sessionWrite}},
 	}, testEnv)
 }
 
@@ -315,6 +324,10 @@ func TestFunctionsAndBranches(t *testing.T) {
 		{"interpolated command", `let s = "{(git describe)}"`, []leash.Effect{spawn("git"), opaque}},
 		{"alias", "alias rmp = rm --permanent; rmp a", []leash.Effect{delPermanent("/p/a")}},
 		{"alias of a program", "alias gs = git status; gs --short", []leash.Effect{spawn("git"), opaque}},
+		{"alias called", `alias tp = touch; tp("a")`, []leash.Effect{wr("/p/a")}},
+		{"alias redirect at the call site", "alias l = ls; l > out", []leash.Effect{rd("/p"), wr("/p/out")}},
+		{"fn used before its declaration", "fn main() { helper() }; fn helper() { touch h }; main()", []leash.Effect{wr("/p/h")}},
+		{"call before the declaration may be either", "git; fn git() { touch g }", []leash.Effect{wr("/p/g"), spawn("git"), opaque}},
 		{"iife", "((a) => { touch a })(1)", []leash.Effect{wr("/p/a")}},
 		{"computed callee", "let fs = [() => 1]; fs[0]()", []leash.Effect{opaque}},
 	}, testEnv)
@@ -352,6 +365,8 @@ func TestSessionBindings(t *testing.T) {
 		{"callable head", "deploy prod", []leash.Effect{opaque}},
 		{"callable referenced", "let g = deploy", []leash.Effect{opaque}},
 		{"value not callable", "let n = items.len(); [1].map(items)", nil},
+		{"value head with args runs the builtin", "^items src", []leash.Effect{spawn("items"), opaque}},
+		{"shadowed session name", "let deploy = 1; let g = deploy", nil},
 	}
 	runCases(t, known, withBound(bound("deploy")))
 }
