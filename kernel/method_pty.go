@@ -303,7 +303,7 @@ func exitValue(st *term.ExitStatus) value.Value {
 	if st != nil && st.Signal != nil {
 		signal = value.Str(*st.Signal)
 	}
-	return value.NewRecord([]string{"status", "signal"}, []value.Value{status, signal})
+	return value.NewRecord([]string{"signal", "status"}, []value.Value{signal, status})
 }
 
 func orDefault(s, def string) string {
