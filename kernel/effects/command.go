@@ -20,12 +20,18 @@ type arg struct {
 
 func (a arg) isFlag() bool { return a.flag != "" }
 
+// argList is a command's arguments, with ends marking each "--".
+type argList struct {
+	args []arg
+	ends []bool
+}
+
 // positional returns the non-flag arguments; after "--" flags are words.
-func positional(args []arg, ends []bool) []arg {
+func (l argList) positional() []arg {
 	var out []arg
 	after := false
-	for i, a := range args {
-		if ends != nil && ends[i] {
+	for i, a := range l.args {
+		if l.ends[i] {
 			after = true
 			continue
 		}
@@ -40,20 +46,12 @@ func positional(args []arg, ends []bool) []arg {
 	return out
 }
 
-// argList is a command's arguments with the "--" markers kept aside.
-type argList struct {
-	args []arg
-	ends []bool
-}
-
-func (l argList) positional() []arg { return positional(l.args, l.ends) }
-
 // hasFlag reports a long flag by name or a short cluster holding one of
 // the letters.
 func (l argList) hasFlag(long, letters string) bool {
 	after := false
 	for i, a := range l.args {
-		if l.ends != nil && l.ends[i] {
+		if l.ends[i] {
 			after = true
 		}
 		if after || !a.isFlag() {

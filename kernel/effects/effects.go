@@ -510,7 +510,8 @@ func (w *walker) with(sc *scope, st *cwdState, n *syntax.With) {
 			}
 		case "cwd":
 			if pv := w.staticPath(sc, e.Value); pv.known {
-				body.set(w.resolve(pv.lit, st), w.resolve(pv.lit, st) != Anywhere)
+				dir := w.resolve(pv.lit, st)
+				body.set(dir, dir != Anywhere)
 			} else {
 				body.forget()
 			}
