@@ -57,6 +57,13 @@ type Host struct {
 	// it to completion and return cmd.Run's error. The outcome then has a
 	// status but empty stdout/stderr. nil means always capture.
 	Terminal func(ctx context.Context, cmd *exec.Cmd) error
+	// Journal implements the journal-backed heads undo, journal, history,
+	// plan, apply and explain, which need state the evaluator does not
+	// own. args are the words after the head as argv text; the result
+	// becomes the outcome's .out. nil means no journal: journal and
+	// history are empty tables, undo/apply raise not_found, plan/explain
+	// return an empty plan.
+	Journal func(ctx context.Context, head string, args []string) (value.Value, error)
 }
 
 // Position says how the final statement of a program is evaluated.

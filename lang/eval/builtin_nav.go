@@ -155,6 +155,20 @@ func (t *thread) builtin(sc *scope, head string, args []cmdArg, opts *cmdOpts) (
 		return t.which(b)
 	case "reef":
 		return t.reef(b)
+	case "undo", "journal", "history", "plan", "apply", "explain":
+		if t.e.host.Journal != nil {
+			argv, err := argvStrings(args)
+			if err != nil {
+				return nil, err
+			}
+			v, err := t.e.host.Journal(t.ctx, head, argv)
+			if err != nil {
+				return nil, err
+			}
+			return okOutcome(head, v), nil
+		}
+	}
+	switch head {
 	case "undo":
 		return nil, diag.New(diag.NotFound, "undo: no journal in this session")
 	case "journal", "history":

@@ -1,10 +1,12 @@
 package eval
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/shoal-sh/shoal/lang/diag"
+	"github.com/shoal-sh/shoal/lang/value"
 )
 
 // TestEvalSemantics covers evaluator behaviour the corpus leaves implicit.
@@ -115,5 +117,24 @@ func TestWhich(t *testing.T) {
 	got, err := evalString(t, ev, `[(which sh).scope, (which cd).scope, (which "no-such-tool-xyz").out, (which --all sh).len() >= 1]`)
 	if err != nil || got != `["ambient", "builtin", null, true]` {
 		t.Fatalf("got %s, %v", got, err)
+	}
+}
+
+func TestJournalPort(t *testing.T) {
+	t.Parallel()
+	var got []string
+	ev := New(&Options{Cwd: t.TempDir(), Host: &Host{
+		Journal: func(ctx context.Context, head string, args []string) (value.Value, error) {
+			got = append(got, head+" "+strings.Join(args, ","))
+			return value.Int(len(args)), nil
+		},
+	}})
+	v, err := evalString(t, ev, "(undo 3).out + (history --limit=2 x).out")
+	if err != nil || v != "3" || strings.Join(got, "|") != "undo 3|history --limit=2,x" {
+		t.Fatalf("got %s, %v, calls %q", v, err, got)
+	}
+	plain := New(&Options{Cwd: t.TempDir()})
+	if v, err := evalString(t, plain, "(journal).out.len()"); err != nil || v != "0" {
+		t.Fatalf("journal without a port: %s, %v", v, err)
 	}
 }
