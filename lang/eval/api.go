@@ -64,6 +64,10 @@ type Host struct {
 	// history are empty tables, undo/apply raise not_found, plan/explain
 	// return an empty plan.
 	Journal func(ctx context.Context, head string, args []string) (value.Value, error)
+	// Secret reads a named secret for secret.get. An error wrapping
+	// fs.ErrNotExist is not_found; any other error is permission. nil
+	// means there is no secret store (every name is not_found).
+	Secret func(ctx context.Context, name string) ([]byte, error)
 }
 
 // Position says how the final statement of a program is evaluated.

@@ -2,6 +2,8 @@ package eval
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
 	"strings"
 	"testing"
 
@@ -136,5 +138,26 @@ func TestJournalPort(t *testing.T) {
 	plain := New(&Options{Cwd: t.TempDir()})
 	if v, err := evalString(t, plain, "(journal).out.len()"); err != nil || v != "0" {
 		t.Fatalf("journal without a port: %s, %v", v, err)
+	}
+}
+
+func TestSecretPort(t *testing.T) {
+	t.Parallel()
+	ev, _ := newTestEval(t)
+	ev.host.Secret = func(ctx context.Context, name string) ([]byte, error) {
+		if name == "tok" {
+			return []byte("s3cret"), nil
+		}
+		return nil, fmt.Errorf("lookup %s: %w", name, fs.ErrNotExist)
+	}
+	got, err := evalString(t, ev, "let s = secret.get(\"tok\")\n[\"{s.json()}\", (TOKEN=(s) sh -c 'printf %s \"$TOKEN\"').out]")
+	if err != nil || got != `["\"secret(tok)\"", "s3cret"]` {
+		t.Fatalf("got %s, %v", got, err)
+	}
+	if _, err := ev.Eval(t.Context(), "secret.get(\"nope\")"); diag.CodeOf(err) != diag.NotFound {
+		t.Fatalf("unknown secret: %v", err)
+	}
+	if _, err := ev.Eval(t.Context(), "let s = secret.get(\"tok\")\nprintf %s (s)"); diag.CodeOf(err) != diag.TypeError {
+		t.Fatalf("secret in argv: %v", err)
 	}
 }

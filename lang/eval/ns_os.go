@@ -2,6 +2,8 @@ package eval
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"io"
 	"net/http"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shoal-sh/shoal/lang/diag"
 	"github.com/shoal-sh/shoal/lang/lib"
@@ -102,10 +105,27 @@ func (t *thread) namespaceCall(ns, member string, pos []value.Value, named []lib
 		if member != "get" {
 			return nil, diag.New(diag.FieldMissing, "unknown function `secret.%s`", member)
 		}
-		if len(pos) != 1 {
+		if len(pos) != 1 || len(named) > 0 {
 			return nil, diag.New(diag.ArgError, "secret.get() expects a name")
 		}
-		return nil, diag.New(diag.NotFound, "unknown secret %s", value.Display(pos[0]))
+		name, ok := pos[0].(value.Str)
+		if !ok {
+			return nil, diag.New(diag.TypeError, "secret.get() expects a str name, found %s", value.TypeName(pos[0]))
+		}
+		if t.e.host.Secret == nil {
+			return nil, diag.New(diag.NotFound, "unknown secret %s (no secret store)", string(name))
+		}
+		data, err := t.e.host.Secret(t.ctx, string(name))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, diag.New(diag.NotFound, "unknown secret %s", string(name))
+			}
+			return nil, diag.New(diag.Permission, "secret store: %v", err)
+		}
+		if !utf8.Valid(data) {
+			return nil, diag.New(diag.UTF8Error, "secret %s is not valid UTF-8", string(name))
+		}
+		return &value.Secret{Name: string(name), Content: data}, nil
 	case "http":
 		return t.httpCall(member, pos, named)
 	}
