@@ -194,6 +194,9 @@ func (w *walker) pathOf(sc *scope, x syntax.Expr) *pathVal {
 }
 
 func parentOf(pv *pathVal) *pathVal {
+	if pv != nil && pv.under != "" {
+		return &pathVal{}
+	}
 	if pv == nil || !pv.known {
 		return pv
 	}
@@ -316,6 +319,8 @@ func (w *walker) member(st *cwdState, name string, recv *pathVal) {
 		switch {
 		case recv != nil && recv.known:
 			w.out.path(leash.KindFsRead, w.resolve(recv.lit, st))
+		case recv != nil && recv.under != "":
+			w.out.path(leash.KindFsRead, recv.under)
 		case recv != nil || pathOnly(name):
 			w.out.path(leash.KindFsRead, Anywhere)
 		}
@@ -352,7 +357,7 @@ func (w *walker) method(sc *scope, st *cwdState, n *syntax.MethodCall) {
 	recv := w.pathOf(sc, n.Recv)
 	w.expr(sc, st, n.Recv)
 	w.flowArgs(sc, st, n.Args)
-	if n.Name == "expand" && w.isGlob(sc, n.Recv) {
+	if n.Name == "expand" && w.globOf(sc, st, n.Recv) != "" {
 		return
 	}
 	if n.Name == "save" || n.Name == "append" {
@@ -488,25 +493,28 @@ func (w *walker) callBuiltin(st *cwdState, name string, args argList) bool {
 	return true
 }
 
-// isGlobCall reports a glob(…) constructor call.
-func isGlobCall(x syntax.Expr) bool {
-	c, ok := x.(*syntax.Call)
-	if !ok {
-		return false
+// globOf returns the root effect path of a glob value made in this
+// program (glob(…) or a binding of one), or "" when x is not known to be
+// one.
+func (w *walker) globOf(sc *scope, st *cwdState, x syntax.Expr) string {
+	switch n := x.(type) {
+	case *syntax.Call:
+		id, ok := n.Fn.(*syntax.Ident)
+		if !ok || id.Name != "glob" {
+			return ""
+		}
+		if len(n.Args) == 0 || n.Args[0] == nil {
+			return Anywhere
+		}
+		pv := w.staticPath(sc, n.Args[0].Value)
+		if !pv.known {
+			return Anywhere
+		}
+		return w.globRoot(pv.lit, st)
+	case *syntax.Ident:
+		if b := sc.lookup(n.Name); b != nil {
+			return b.glob
+		}
 	}
-	id, ok := c.Fn.(*syntax.Ident)
-	return ok && id.Name == "glob"
-}
-
-// isGlob reports an expression known to be a glob made in this program.
-func (w *walker) isGlob(sc *scope, x syntax.Expr) bool {
-	if isGlobCall(x) {
-		return true
-	}
-	id, ok := x.(*syntax.Ident)
-	if !ok {
-		return false
-	}
-	b := sc.lookup(id.Name)
-	return b != nil && b.glob
+	return ""
 }

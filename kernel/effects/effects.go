@@ -134,8 +134,9 @@ type binding struct {
 	// text is the value of a let bound to a string literal: it never
 	// changes, so a path argument naming it is as good as the literal.
 	text *string
-	// glob marks a value made by glob(…), whose read was counted there.
-	glob bool
+	// glob is the root ("dir/**") of a value made by glob(…), whose read
+	// was counted there; "" for other values.
+	glob string
 	// depth and pos place a hoisted fn: a reference at the same function
 	// depth before pos runs before the fn is bound.
 	depth, pos int
@@ -156,6 +157,9 @@ type aliasDef struct {
 type pathVal struct {
 	lit   string
 	known bool
+	// under is set instead for a path known only to lie below an effect
+	// path such as "/p/src/**" (a glob match).
+	under string
 }
 
 type scope struct {
@@ -232,7 +236,7 @@ func (w *walker) stmt(sc *scope, st *cwdState, s syntax.Stmt) {
 			if s, ok := literalString(x.Value); ok && !x.Mutable {
 				b.text = &s
 			}
-			b.glob = isGlobCall(x.Value)
+			b.glob = w.globOf(sc, st, x.Value)
 		}
 	case *syntax.ExportStmt:
 		if x.Decl != nil {
@@ -252,9 +256,14 @@ func (w *walker) stmt(sc *scope, st *cwdState, s syntax.Stmt) {
 		w.expr(sc, st, x.Value)
 	case *syntax.ForStmt:
 		w.expr(sc, st, x.Iter)
+		// Iterating a glob binds each match, a path under its root.
+		var each *pathVal
+		if root := w.globOf(sc, st, x.Iter); root != "" {
+			each = &pathVal{under: root}
+		}
 		w.loop(st, func(it *cwdState) {
 			body := sc.child(sc.depth)
-			body.bindValue(x.Var, nil)
+			body.bindValue(x.Var, each)
 			w.block(body, it, x.Body)
 		})
 	case *syntax.WhileStmt:
@@ -269,7 +278,9 @@ func (w *walker) stmt(sc *scope, st *cwdState, s syntax.Stmt) {
 			return
 		}
 		if b := sc.lookup(x.Name); b != nil && b.kind == bindValue {
-			b.glob = b.glob && isGlobCall(x.Value)
+			if b.glob != "" && b.glob != w.globOf(sc, st, x.Value) {
+				b.glob = Anywhere
+			}
 			if b.path != nil || w.pathOf(sc, x.Value) != nil {
 				// Either value may be the one a later path method sees.
 				b.path = &pathVal{}
