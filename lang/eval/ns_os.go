@@ -3,8 +3,8 @@ package eval
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/user"
