@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoal-sh/shoal/kernel/jsonrpc"
 	"github.com/shoal-sh/shoal/kernel/proto"
+	"github.com/shoal-sh/shoal/leash"
 )
 
 func (s *Server) handleEventsRead(ctx context.Context, cs *connState, a *attachment, p proto.EventsReadParams) (*proto.EventsReadResult, error) {
@@ -41,6 +42,9 @@ func (s *Server) handleEventsSubscribe(ctx context.Context, cs *connState, a *at
 	_, dup := cs.subs[p.Channel]
 	cs.mu.Unlock()
 	if !dup {
+		if n := s.subscriptions(a.id.Principal); n >= leash.DefaultQuotas.Subscriptions {
+			return nil, quotaError("subscriptions", leash.DefaultQuotas.Subscriptions)
+		}
 		sub, _, err := s.bus.subscribe(ctx, cs.conn, p.Channel, p.Since, a.viewer())
 		if err != nil {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "journal: %v", err)
@@ -61,4 +65,23 @@ func (s *Server) handleEventsUnsubscribe(ctx context.Context, cs *connState, a *
 		s.bus.unsubscribe(sub)
 	}
 	return &proto.EventsSubscribeResult{Channel: p.Channel, Subscribed: false}, nil
+}
+
+// subscriptions counts the principal's subscriptions over all connections.
+func (s *Server) subscriptions(principal string) int {
+	s.mu.Lock()
+	conns := make([]*connState, 0, len(s.conns))
+	for cs := range s.conns {
+		conns = append(conns, cs)
+	}
+	s.mu.Unlock()
+	n := 0
+	for _, cs := range conns {
+		cs.mu.Lock()
+		if cs.att != nil && cs.att.id.Principal == principal {
+			n += len(cs.subs)
+		}
+		cs.mu.Unlock()
+	}
+	return n
 }

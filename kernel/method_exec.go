@@ -69,7 +69,10 @@ func (s *Server) handleExec(ctx context.Context, cs *connState, a *attachment, p
 // execTask runs the exec as task:N and answers with the handle (async), or after waiting up
 // to timeout_ms with the result or the handle; the task is never killed by the wait.
 func (s *Server) execTask(ctx context.Context, cs *connState, a *attachment, src string, pos eval.Position, b budget, p proto.ExecParams) (any, error) {
-	t := s.newTask(a.sess)
+	t, err := s.newTask(a.sess)
+	if err != nil {
+		return nil, err
+	}
 	own := owner{principal: a.id.Principal, session: a.sess.key.name}
 	s.bus.publish(ctx, t.events(), own, EncodeWire(value.Str("started")), 0)
 	a.sess.submit(&job{ctx: t.ctx, task: t, run: func(ctx context.Context) {

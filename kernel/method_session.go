@@ -38,7 +38,10 @@ func (s *Server) handleSessionAttach(ctx context.Context, cs *connState, p proto
 	default:
 		id = localIdentity(s.euid)
 	}
-	ss := s.session(sessKey{principal: id.Principal, name: name})
+	ss, err := s.session(sessKey{principal: id.Principal, name: name})
+	if err != nil {
+		return nil, err
+	}
 	tty := p.Client != nil && p.Client.TTY
 	cs.mu.Lock()
 	cs.att = &attachment{sess: ss, id: id, tty: tty}

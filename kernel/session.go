@@ -14,6 +14,7 @@ import (
 	"github.com/shoal-sh/shoal/kernel/jsonrpc"
 	"github.com/shoal-sh/shoal/kernel/proto"
 	"github.com/shoal-sh/shoal/lang/eval"
+	"github.com/shoal-sh/shoal/leash"
 	"github.com/shoal-sh/shoal/lang/value"
 	"github.com/zeebo/blake3"
 )
@@ -45,12 +46,22 @@ type job struct {
 	run  func(ctx context.Context)
 }
 
-// session returns the session for key, creating it (cheaply: an evaluator, no goroutine).
-func (s *Server) session(key sessKey) *session {
+// session returns the session for key, creating it (cheaply: an evaluator, no goroutine)
+// within the principal's session quota.
+func (s *Server) session(key sessKey) (*session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ss := s.sessions[key]; ss != nil {
-		return ss
+		return ss, nil
+	}
+	n := 0
+	for k := range s.sessions {
+		if k.principal == key.principal {
+			n++
+		}
+	}
+	if n >= leash.DefaultQuotas.Sessions {
+		return nil, quotaError("sessions", leash.DefaultQuotas.Sessions)
 	}
 	ss := &session{srv: s, key: key, cwd: s.opts.Cwd, env: slices.Clone(s.opts.Env)}
 	sink := &taskSink{sess: ss}
@@ -68,7 +79,13 @@ func (s *Server) session(key sessKey) *session {
 		},
 	})
 	s.sessions[key] = ss
-	return ss
+	return ss, nil
+}
+
+// quotaError is the RESOURCE_LIMIT error of a per-principal quota.
+func quotaError(resource string, limit int) *jsonrpc.Error {
+	return jsonrpc.NewError(proto.CodeResourceLimit, fmt.Sprintf("quota exceeded: %d %s per principal", limit, resource),
+		map[string]any{"resource": resource, "limit": limit})
 }
 
 // submit queues j; it never blocks.
@@ -228,4 +245,3 @@ func (ss *session) pruneTasks(now time.Time) {
 	}
 }
 
-var _ = proto.TaskQueued

@@ -11,6 +11,7 @@ import (
 
 	"github.com/shoal-sh/shoal/kernel/jsonrpc"
 	"github.com/shoal-sh/shoal/kernel/proto"
+	"github.com/shoal-sh/shoal/leash"
 	"golang.org/x/sys/unix"
 )
 
@@ -40,12 +41,24 @@ type task struct {
 func (t *task) ref() string    { return "task:" + strconv.FormatInt(t.id, 10) }
 func (t *task) events() string { return "task." + strconv.FormatInt(t.id, 10) }
 
-// newTask allocates task:N (kernel-wide) in the queued state.
-func (s *Server) newTask(ss *session) *task {
+// newTask allocates task:N (kernel-wide) in the queued state, within the principal's quota
+// of live tasks.
+func (s *Server) newTask(ss *session) (*task, error) {
 	ctx, cancel := context.WithCancel(s.ctx)
 	t := &task{sess: ss, cancel: cancel, done: make(chan struct{}), output: &outRing{}, state: proto.TaskQueued, pids: map[int]struct{}{}}
 	t.ctx = context.WithValue(ctx, taskKey{}, t)
 	s.mu.Lock()
+	live := 0
+	for _, o := range s.tasks {
+		if o.sess.key.principal == ss.key.principal && !proto.TaskTerminal(o.stateNow()) {
+			live++
+		}
+	}
+	if live >= leash.DefaultQuotas.Tasks {
+		s.mu.Unlock()
+		cancel()
+		return nil, quotaError("live tasks", leash.DefaultQuotas.Tasks)
+	}
 	s.nextTask++
 	t.id = s.nextTask
 	s.tasks[t.id] = t
@@ -54,7 +67,7 @@ func (s *Server) newTask(ss *session) *task {
 	ss.mu.Lock()
 	ss.tasks = append(ss.tasks, t)
 	ss.mu.Unlock()
-	return t
+	return t, nil
 }
 
 // lookupTask finds a task of the caller's session.
