@@ -189,17 +189,14 @@ func (e *Evaluator) Bound(name string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	b := e.root.lookupLocal(name)
-	if b == nil {
-		return false
-	}
-	return !isCommandLike(b.val)
+	return b != nil && !b.cmd
 }
 
 func (e *Evaluator) commandBound(name string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	b := e.root.lookupLocal(name)
-	return b != nil && isCommandLike(b.val)
+	return b != nil && b.cmd
 }
 
 // Cwd returns the session's current directory.

@@ -167,14 +167,14 @@ func (t *thread) stmt1(sc *scope, s syntax.Stmt, stmtPos bool) (value.Value, err
 			return nil, err
 		}
 		if n.Name != "_" {
-			sc.declare(n.Name, v, n.Mutable)
+			t.bind(sc, n.Name, v, n.Mutable)
 		}
 		return value.Null{}, nil
 	case *syntax.AssignStmt:
 		return t.assign(sc, n)
 	case *syntax.FnDecl:
 		c := t.makeFn(sc, n)
-		sc.declare(n.Name, c, false)
+		t.bind(sc, n.Name, c, false)
 		return value.Null{}, nil
 	case *syntax.ExportStmt:
 		v, err := t.stmt(sc, n.Decl, true)
@@ -189,7 +189,7 @@ func (t *thread) stmt1(sc *scope, s syntax.Stmt, stmtPos bool) (value.Value, err
 		}
 		return v, nil
 	case *syntax.AliasStmt:
-		sc.declare(n.Name, &value.Command{Head: n.Cmd.HeadName(), Impl: &aliasImpl{cmd: n.Cmd, sc: sc}}, false)
+		t.bind(sc, n.Name, &value.Command{Head: n.Cmd.HeadName(), Impl: &aliasImpl{cmd: n.Cmd, sc: sc}}, false)
 		return value.Null{}, nil
 	case *syntax.UseStmt:
 		return t.use(sc, n)
@@ -221,6 +221,16 @@ func (t *thread) stmt1(sc *scope, s syntax.Stmt, stmtPos bool) (value.Value, err
 		return t.whileStmt(sc, n)
 	}
 	return nil, diag.New(diag.Custom, "unsupported statement %T", s)
+}
+
+// bind declares a statement-level name. Root-scope declarations take the
+// evaluator lock so Bound and Parse may run from other goroutines.
+func (t *thread) bind(sc *scope, name string, v value.Value, mutable bool) {
+	if sc == t.e.root {
+		t.e.mu.Lock()
+		defer t.e.mu.Unlock()
+	}
+	sc.declare(name, v, mutable)
 }
 
 // The loop signals carry no data, so one value of each serves every loop.

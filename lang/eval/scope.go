@@ -9,6 +9,9 @@ type binding struct {
 	name    string
 	val     value.Value
 	mutable bool
+	// cmd marks a fn or alias binding (command-bound for the parser). It
+	// is fixed at declaration so Bound never has to read val.
+	cmd bool
 }
 
 // scope is a lexical scope. Closures keep a pointer to their defining
@@ -36,18 +39,19 @@ func newScope(parent *scope) *scope { return &scope{parent: parent} }
 
 // declare adds (or shadows, in this scope) a binding.
 func (s *scope) declare(name string, v value.Value, mutable bool) {
+	b := binding{name: name, val: v, mutable: mutable, cmd: isCommandLike(v)}
 	for i := range s.vars {
 		if s.vars[i].name == name {
-			s.vars[i] = binding{name: name, val: v, mutable: mutable}
+			s.vars[i] = b
 			return
 		}
 	}
 	if s.vars == nil {
-		s.inline[0] = binding{name: name, val: v, mutable: mutable}
+		s.inline[0] = b
 		s.vars = s.inline[:1:1]
 		return
 	}
-	s.vars = append(s.vars, binding{name: name, val: v, mutable: mutable})
+	s.vars = append(s.vars, b)
 }
 
 // lookupLocal finds name in this scope only.

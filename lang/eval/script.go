@@ -214,7 +214,7 @@ func (t *thread) use(sc *scope, n *syntax.UseStmt) (value.Value, error) {
 	s.mu.Lock()
 	if rec, ok := s.modules[path]; ok {
 		s.mu.Unlock()
-		sc.declare(stem, rec, false)
+		t.bind(sc, stem, rec, false)
 		return value.Null{}, nil
 	}
 	if s.loading[path] {
@@ -246,7 +246,7 @@ func (t *thread) use(sc *scope, n *syntax.UseStmt) (value.Value, error) {
 	s.mu.Lock()
 	s.modules[path] = rec
 	s.mu.Unlock()
-	sc.declare(stem, rec, false)
+	t.bind(sc, stem, rec, false)
 	return value.Null{}, nil
 }
 
