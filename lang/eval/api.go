@@ -39,6 +39,11 @@ type Host struct {
 	// cmd.Path and cmd.Args, e.g. to re-exec through a sandbox helper.
 	// An error aborts the spawn and is raised as is.
 	WrapCmd func(ctx context.Context, cmd *exec.Cmd) error
+	// StartCmd, when set, starts every child process in place of
+	// cmd.Start (after WrapCmd), e.g. to confine it with a sandbox that
+	// must fork from a restricted thread. A *diag.Error it returns is
+	// raised as is; other errors are mapped like cmd.Start's.
+	StartCmd func(ctx context.Context, cmd *exec.Cmd) error
 	// OnSpawn and OnExit bracket the life of each child process group
 	// (pid == pgid) so a host can stop and continue a task's processes.
 	OnSpawn func(ctx context.Context, pid int)

@@ -124,7 +124,7 @@ func (t *thread) callBuiltin(sc *scope, name string, pos []value.Value, named []
 				return nil, err
 			}
 		}
-		if err := cmd.Start(); err != nil {
+		if err := t.e.startCmd(t.ctx, cmd); err != nil {
 			return nil, diag.New(diag.IOError, "open: %v", err)
 		}
 		go cmd.Wait() // the opener detaches; reap it whenever it exits

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -153,7 +154,10 @@ func (t *thread) runProc(spec *procSpec) (*value.Outcome, error) {
 		return t.runOnTerminal(cmd, spec)
 	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := t.e.startCmd(ctx, cmd); err != nil {
+		if d := diag.As(err); d != nil {
+			return nil, d
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, diag.New(diag.NotFound, "%s: %v", spec.argv[0], unwrapPathErr(err))
 		}
@@ -203,6 +207,14 @@ func (t *thread) runProc(spec *procSpec) (*value.Outcome, error) {
 		o.Stderr = []byte{}
 	}
 	return o, nil
+}
+
+// startCmd starts cmd through the host's StartCmd port, or directly.
+func (e *Evaluator) startCmd(ctx context.Context, cmd *exec.Cmd) error {
+	if e.host.StartCmd != nil {
+		return e.host.StartCmd(ctx, cmd)
+	}
+	return cmd.Start()
 }
 
 func signalName(s syscall.Signal) string { return value.SignalName(int(s)) }
