@@ -127,8 +127,9 @@ func (s *Server) execOnce(ctx context.Context, cs *connState, a *attachment, src
 	}
 	ast := s.marshalAST(prog)
 	cwd, env := ss.ev.Cwd(), ss.ev.Environ()
+	d := ss.derive(prog, cwd, env)
 	id, err := s.journal.Begin(ctx, JournalStart{Kind: "exec", Session: ss.key.name, Principal: a.id.Principal,
-		Src: src, AST: ast, Cwd: []byte(cwd), EnvHash: envHash(env), StartedNs: start.UnixNano()})
+		Src: src, AST: ast, Cwd: []byte(cwd), EnvHash: envHash(env), Effects: d.effectsJSON, StartedNs: start.UnixNano()})
 	if err != nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "journal: %v", err)
 	}
@@ -149,7 +150,7 @@ func (s *Server) execOnce(ctx context.Context, cs *connState, a *attachment, src
 	cs.setIt(ss, n)
 	ref, uri := "out:"+strconv.Itoa(n), "shoal://out/"+strconv.Itoa(n)
 
-	fin := JournalFinish{DurNs: dur.Nanoseconds(), OK: true}
+	fin := JournalFinish{DurNs: dur.Nanoseconds(), OK: true, Opaque: d.opaque}
 	rep := &execReply{}
 	zero := 0
 	switch x := stored.(type) {

@@ -13,6 +13,7 @@ import (
 	"github.com/shoal-sh/shoal/kernel/jsonrpc"
 	"github.com/shoal-sh/shoal/kernel/proto"
 	"github.com/shoal-sh/shoal/lang/syntax"
+	"github.com/shoal-sh/shoal/leash"
 )
 
 // handleSessionAttach attaches (or re-attaches) the connection (AGENT-SURFACE §2.5.1).
@@ -129,12 +130,29 @@ func (s *Server) parser() Evaluator {
 	return s.opts.newEvaluatorFor(s.opts.Cwd)
 }
 
-// handleExplain needs effect derivation, which is not wired yet.
+// handleExplain derives a program's effects on the session evaluator without running or
+// storing anything. src wins over ast.
 func (s *Server) handleExplain(ctx context.Context, cs *connState, a *attachment, p proto.ExplainParams) (*proto.ExplainResult, error) {
-	if p.Src == nil && p.AST == nil {
+	var prog *syntax.Program
+	switch {
+	case p.Src != nil:
+		var err error
+		if prog, err = a.sess.ev.Parse(*p.Src, false); err != nil {
+			return nil, parseError(err)
+		}
+	case p.AST != nil:
+		var err error
+		if prog, err = syntax.UnmarshalProgram(p.AST); err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid ast: %v", err)
+		}
+	default:
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: explain needs src or ast")
 	}
-	return nil, errPlansUnavailable("explain")
+	cwd, env := a.sess.cwdEnv()
+	d := a.sess.derive(prog, cwd, env)
+	ast := s.marshalAST(prog)
+	return &proto.ExplainResult{ASTVersion: proto.ASTVersion, AST: ast, Effects: d.wire(),
+		Reversibility: leash.Reversibility(d.effects), Fingerprint: fingerprint(ast, d.effectsJSON)}, nil
 }
 
 // marshalAST encodes a program for the wire and the journal.

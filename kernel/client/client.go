@@ -206,3 +206,8 @@ func (c *Client) EventsSubscribe(ctx context.Context, p proto.EventsSubscribePar
 func (c *Client) EventsUnsubscribe(ctx context.Context, channel string) (proto.EventsSubscribeResult, error) {
 	return call[proto.EventsSubscribeResult](ctx, c, proto.MethodEventsUnsubscribe, proto.EventsUnsubscribeParams{Channel: channel})
 }
+
+// Explain derives a program's effects without running it.
+func (c *Client) Explain(ctx context.Context, p proto.ExplainParams) (proto.ExplainResult, error) {
+	return call[proto.ExplainResult](ctx, c, proto.MethodExplain, p)
+}
