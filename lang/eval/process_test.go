@@ -432,3 +432,15 @@ func TestTerminalPort(t *testing.T) {
 		t.Fatalf("screen %q", screen.String())
 	}
 }
+
+func TestCaptureIsBounded(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("moves 70 MB through a pipe")
+	}
+	ev, _ := newTestEval(t)
+	got, err := evalString(t, ev, "let r = (sh { head -c 70000000 /dev/zero; echo done >&2 })\n[r.ok, r.stdout.len(), r.stderr.len()]")
+	if err != nil || got != "[true, 67108864, 5]" {
+		t.Fatalf("got %s, %v", got, err)
+	}
+}
