@@ -23,11 +23,7 @@ func (t *thread) builtin(sc *scope, head string, args []cmdArg, opts *cmdOpts) (
 		}
 		return okOutcome(head, out), nil
 	case "echo":
-		parts := make([]string, len(b.pos))
-		for i, v := range b.pos {
-			parts[i] = value.Display(v)
-		}
-		// Flags are words to echo.
+		// echo has no options: flags are echoed as written.
 		var words []string
 		for _, a := range args {
 			if a.glob != nil {

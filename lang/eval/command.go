@@ -314,7 +314,7 @@ func (t *thread) formCall(c *closureImpl, cv *value.Closure, args []cmdArg, opts
 		default:
 			p := paramAt(len(pos))
 			v := a.val
-			if isList(p) && c.rest == nil || isList(p) && len(pos) < len(c.params) {
+			if isList(p) {
 				if _, already := v.(*value.List); !already {
 					v = &value.List{Items: []value.Value{v}}
 				}
