@@ -39,6 +39,7 @@ type PTYSpawn struct {
 	Cwd     string
 	Env     []string // the child's whole environment, overrides applied
 	PlanRef string   // the approved plan the caller retries with, if any
+	Session string   // the caller's session name (plans are owned by principal and session)
 }
 
 // PTYVerdict is a [PTYGate]'s answer. An error from GatePTY itself (hashing failed, a
@@ -109,7 +110,7 @@ func (s *Server) handlePTYOpen(ctx context.Context, cs *connState, a *attachment
 	if err != nil {
 		return nil, spawnFailed("spawn " + p.Cmd + ": " + err.Error())
 	}
-	v, err := s.ptyGate(ctx, a, PTYSpawn{Argv: argv, Path: path, Cwd: cwd, Env: env, PlanRef: p.PlanRef})
+	v, err := s.ptyGate(ctx, a, PTYSpawn{Argv: argv, Path: path, Cwd: cwd, Env: env, PlanRef: p.PlanRef, Session: a.sess.key.name})
 	if err != nil {
 		return nil, spawnFailed("spawn " + p.Cmd + ": " + err.Error())
 	}
