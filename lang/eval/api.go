@@ -111,6 +111,8 @@ type Evaluator struct {
 	root *scope
 	sess *session
 
+	quiet bool // Stdout discards: nothing is streamed live
+
 	// streamed remembers the latest outcome whose stdout already went to
 	// Options.Stdout live, so hosts do not print it twice.
 	streamed *value.Outcome
@@ -125,12 +127,11 @@ func New(opts *Options) *Evaluator {
 	if e.opts.Host != nil {
 		e.host = *e.opts.Host
 	}
-	if e.opts.Stdout == nil {
-		e.opts.Stdout = io.Discard
-	}
-	if e.opts.Stderr == nil {
-		e.opts.Stderr = io.Discard
-	}
+	// Background tasks write statement output concurrently with the main
+	// thread, so the host's writers are serialised here.
+	e.quiet = e.opts.Stdout == nil || e.opts.Stdout == io.Discard
+	e.opts.Stdout = newLockedWriter(e.opts.Stdout)
+	e.opts.Stderr = newLockedWriter(e.opts.Stderr)
 	e.cwd = e.opts.Cwd
 	if e.cwd == "" {
 		e.cwd = "/"
@@ -292,4 +293,23 @@ func withSrc(err error, src string) error {
 	c := *d
 	c.Src = src
 	return &c
+}
+
+// lockedWriter serialises writes to a host writer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func newLockedWriter(w io.Writer) io.Writer {
+	if w == nil || w == io.Discard {
+		return io.Discard
+	}
+	return &lockedWriter{w: w}
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

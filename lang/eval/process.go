@@ -139,7 +139,7 @@ func (t *thread) runProc(spec *procSpec) (*value.Outcome, error) {
 		files = append(files, f)
 	}
 	streamed := false
-	if spec.stmtPos && cmd.Stdout == &out && t.e.opts.Stdout != io.Discard {
+	if spec.stmtPos && cmd.Stdout == &out && !t.e.quiet {
 		// A statement-position command shows its output live.
 		cmd.Stdout = io.MultiWriter(&out, t.e.opts.Stdout)
 		streamed = true

@@ -17,7 +17,7 @@ import (
 // its own cwd and a copy of the environment, sharing this session's tasks,
 // channels and module cache.
 func (e *Evaluator) child(cwd string) *Evaluator {
-	c := &Evaluator{opts: e.opts, host: e.host, cwd: cwd, env: e.Environ(), root: newScope(nil), sess: e.sess}
+	c := &Evaluator{opts: e.opts, host: e.host, quiet: e.quiet, cwd: cwd, env: e.Environ(), root: newScope(nil), sess: e.sess}
 	return c
 }
 
