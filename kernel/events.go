@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/shoal-sh/shoal/kernel/jsonrpc"
 	"github.com/shoal-sh/shoal/kernel/proto"
@@ -292,7 +293,7 @@ func (s *subscription) next() (proto.Event, bool) {
 		return ev, true
 	}
 	if s.dropped > 0 {
-		ev := gapEvent(s.ch.name, s.dropped, s.latest, 0)
+		ev := gapEvent(s.ch.name, s.dropped, s.latest, time.Now().UnixNano())
 		s.dropped = 0
 		return ev, true
 	}
