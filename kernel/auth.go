@@ -22,14 +22,15 @@ type Authenticator interface {
 	Verify(secret string) (Identity, error)
 }
 
-// Policy answers the capability questions the kernel asks before acting. The default is the
-// permissive local policy: every effect allowed, nothing confined. The security engineer's
-// Leash policy plugs in here.
+// Policy answers the capability questions the kernel asks before acting. The kernel's own
+// implementation is the Leash policy (policy_leash.go): the --policy file, or without one the
+// permissive policy for the local principal. Tests may inject another Policy; exec is then
+// not gated by effects.
 type Policy interface {
 	// Describe reports an identity's capability summary for session.attach.
 	Describe(id Identity) PolicyInfo
 	// Allows reports whether id may perform an effect kind with no payload (journal_read,
-	// env_read of every name, session_write).
+	// session_write).
 	Allows(id Identity, kind string) bool
 	// ReadAll reports whether id may read every principal's journal rows.
 	ReadAll(id Identity) bool
@@ -46,24 +47,11 @@ type PolicyInfo struct {
 	SpawnExec       bool
 }
 
-// permissive is the built-in policy without --policy: the local human may do everything;
-// nothing is confined by the OS, and the summary says so.
-type permissive struct{ local string }
-
-func (p permissive) Describe(id Identity) PolicyInfo {
-	op := "allow"
-	if !id.Local {
-		op = "deny"
-	}
-	return PolicyInfo{Tier: "B", Opaque: op, PolicyPrincipal: id.Principal}
-}
-
-func (p permissive) Allows(id Identity, kind string) bool { return id.Local }
-func (p permissive) ReadAll(id Identity) bool             { return id.Local }
-
 // TokenAuthenticator verifies secrets against a tokens.json file, re-reading it when it
 // changes (so tokens created or revoked after start take effect at once).
-func TokenAuthenticator(path string) Authenticator { return tokenAuth{v: tokens.NewVerifier(path, nil)} }
+func TokenAuthenticator(path string) Authenticator {
+	return tokenAuth{v: tokens.NewVerifier(path, nil)}
+}
 
 type tokenAuth struct{ v *tokens.Verifier }
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/shoal-sh/shoal/kernel/jsonrpc"
 	"github.com/shoal-sh/shoal/kernel/proto"
-	"github.com/shoal-sh/shoal/leash"
 )
 
 func (s *Server) handleEventsRead(ctx context.Context, cs *connState, a *attachment, p proto.EventsReadParams) (*proto.EventsReadResult, error) {
@@ -42,8 +41,8 @@ func (s *Server) handleEventsSubscribe(ctx context.Context, cs *connState, a *at
 	_, dup := cs.subs[p.Channel]
 	cs.mu.Unlock()
 	if !dup {
-		if n := s.subscriptions(a.id.Principal); n >= leash.DefaultQuotas.Subscriptions {
-			return nil, quotaError("subscriptions", leash.DefaultQuotas.Subscriptions)
+		if n, q := s.subscriptions(a.id.Principal), s.quotas(a.id.Principal); n >= q.Subscriptions {
+			return nil, quotaError("subscriptions", q.Subscriptions)
 		}
 		sub, _, err := s.bus.subscribe(ctx, cs.conn, p.Channel, p.Since, a.viewer())
 		if err != nil {

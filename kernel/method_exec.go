@@ -3,6 +3,8 @@ package kernel
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -29,12 +31,19 @@ func (s *Server) handleExec(ctx context.Context, cs *connState, a *attachment, p
 	switch p.Mode {
 	case "", proto.ModeRun:
 	case proto.ModePlan:
-		return nil, errPlansUnavailable(p.Mode)
+		return s.planNow(ctx, a, *p.Src) // always synchronous [D12]
 	case proto.ModeApproved:
 		if p.PlanRef == "" {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: mode approved needs plan_ref")
 		}
-		return nil, errPlansUnavailable(p.Mode)
+		pl, err := s.ownPlan(a, p.PlanRef)
+		if err != nil {
+			return nil, err
+		}
+		if pl.src != *p.Src {
+			return nil, jsonrpc.NewError(proto.CodeLeashDenied, "src differs from the approved plan", map[string]string{"plan_ref": p.PlanRef})
+		}
+		return s.applyPlan(ctx, cs, a, pl, proto.CodeLeashDenied)
 	default:
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: mode must be run, plan or approved", map[string]string{"mode": p.Mode})
 	}
@@ -57,11 +66,14 @@ func (s *Server) handleExec(ctx context.Context, cs *connState, a *attachment, p
 	)
 	a.sess.submit(&job{ctx: ctx, run: func(ctx context.Context) {
 		defer close(done)
-		rep, rerr = s.execOnce(ctx, cs, a, src, pos, b)
+		rep, rerr = s.execOnce(ctx, cs, a, src, pos, b, nil)
 	}})
 	<-done // the job sees ctx too, so a vanished client's exec ends promptly
 	if rerr != nil {
 		return nil, rerr
+	}
+	if rep == nil { // the evaluation panicked; the worker logged it
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: evaluation panicked")
 	}
 	return rep.res, nil
 }
@@ -76,13 +88,18 @@ func (s *Server) execTask(ctx context.Context, cs *connState, a *attachment, src
 	own := owner{principal: a.id.Principal, session: a.sess.key.name}
 	s.bus.publish(ctx, t.events(), own, EncodeWire(value.Str("started")), 0)
 	a.sess.submit(&job{ctx: t.ctx, task: t, run: func(ctx context.Context) {
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("kernel: task panic", "task", t.ref(), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				t.finish(nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: evaluation panicked"))
+			}
+			t.end()
+		}()
 		if !t.begin(s.opts.now().UnixNano()) {
-			s.publishTaskEnd(t, own)
 			return
 		}
-		rep, rerr := s.execOnce(ctx, cs, a, src, pos, b)
+		rep, rerr := s.execOnce(ctx, cs, a, src, pos, b, nil)
 		t.finish(rep, rerr)
-		s.publishTaskEnd(t, own)
 	}})
 	handle := proto.TaskHandle{Task: t.ref(), Events: t.events()}
 	if p.TimeoutMs == nil {
@@ -106,7 +123,9 @@ func (s *Server) execTask(ctx context.Context, cs *connState, a *attachment, src
 	return handle, nil
 }
 
-func (s *Server) publishTaskEnd(t *task, own owner) {
+// publishTaskEnd announces a task's terminal state on task.N.
+func (s *Server) publishTaskEnd(t *task) {
+	own := owner{principal: t.sess.key.principal, session: t.sess.key.name}
 	rec := t.record()
 	var ref value.Value = value.Null{}
 	if rec.ResultRef != nil {
@@ -116,9 +135,10 @@ func (s *Server) publishTaskEnd(t *task, own owner) {
 	s.bus.publish(s.ctx, t.events(), own, EncodeWire(payload), 0)
 }
 
-// execOnce is one evaluation on the session worker: parse, journal row, run, store out:N,
+// execOnce is one evaluation on the session worker: parse, derive and gate (approved is the
+// plan being applied, nil for a run; see [Server.gateExec]), journal row, run, store out:N,
 // finish the row with outputs, publish, reply.
-func (s *Server) execOnce(ctx context.Context, cs *connState, a *attachment, src string, pos eval.Position, b budget) (*execReply, *jsonrpc.Error) {
+func (s *Server) execOnce(ctx context.Context, cs *connState, a *attachment, src string, pos eval.Position, b budget, approved *plan) (*execReply, *jsonrpc.Error) {
 	ss := a.sess
 	start := s.opts.now()
 	prog, err := ss.ev.Parse(src, false)
@@ -128,6 +148,9 @@ func (s *Server) execOnce(ctx context.Context, cs *connState, a *attachment, src
 	ast := s.marshalAST(prog)
 	cwd, env := ss.ev.Cwd(), ss.ev.Environ()
 	d := ss.derive(prog, cwd, env)
+	if gerr := s.gateExec(a, src, ast, d, approved); gerr != nil {
+		return nil, gerr
+	}
 	id, err := s.journal.Begin(ctx, JournalStart{Kind: "exec", Session: ss.key.name, Principal: a.id.Principal,
 		Src: src, AST: ast, Cwd: []byte(cwd), EnvHash: envHash(env), Effects: d.effectsJSON, StartedNs: start.UnixNano()})
 	if err != nil {
@@ -280,8 +303,4 @@ func raisedRef(e *jsonrpc.Error) string {
 		return ""
 	}
 	return d.Ref
-}
-
-func errPlansUnavailable(mode string) *jsonrpc.Error {
-	return jsonrpc.NewError(proto.CodeLeashDenied, "plans are unavailable: this kernel has no effect derivation yet", map[string]string{"mode": mode})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/shoal-sh/shoal/kernel/proto"
 	"github.com/shoal-sh/shoal/lang/syntax"
 	"github.com/shoal-sh/shoal/leash"
+	"github.com/shoal-sh/shoal/leash/sandbox"
 	"github.com/zeebo/blake3"
 )
 
@@ -23,7 +24,8 @@ type derived struct {
 }
 
 // derive computes a program's effects against the session's cwd, home, bindings and PATH.
-// Binaries are not hashed here (that is the spawn gate's job), so proc_spawn carries argv0 only.
+// Binaries are hashed only for principals whose spawns are pinned; the spawn itself re-hashes
+// the descriptor it executes.
 func (ss *session) derive(prog *syntax.Program, cwd string, env []string) derived {
 	home, path := "", ""
 	for _, kv := range env {
@@ -33,8 +35,12 @@ func (ss *session) derive(prog *syntax.Program, cwd string, env []string) derive
 			path = v
 		}
 	}
-	effs := effects.Derive(prog, &effects.Env{Cwd: cwd, Home: home, Bound: ss.ev.Bound,
-		LookPath: func(name string) (string, error) { return lookPath(name, path) }})
+	e := &effects.Env{Cwd: cwd, Home: home, Bound: ss.ev.Bound,
+		LookPath: func(name string) (string, error) { return lookPath(name, path) }}
+	if lp := ss.srv.lp; lp != nil && lp.pinning(ss.key.principal) {
+		e.HashFile = sandbox.HashFile // pins may name hashes: judge the binary that would run
+	}
+	effs := effects.Derive(prog, e)
 	if effs == nil {
 		effs = []leash.Effect{}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/shoal-sh/shoal/lang/eval"
 	"github.com/shoal-sh/shoal/lang/syntax"
 	"github.com/shoal-sh/shoal/lang/value"
+	"github.com/shoal-sh/shoal/leash/sandbox"
 )
 
 // Version is reported in session.attach's kernel member.
@@ -48,8 +49,12 @@ type Options struct {
 	Journal Journal
 	// Auth overrides token verification; nil uses TokenStore.
 	Auth Authenticator
-	// Policy overrides the Leash policy; nil means permissive for the local principal.
+	// Policy overrides the Leash policy (tests inject fakes; exec is then not gated); nil
+	// loads PolicyFile, or the permissive policy for the local principal.
 	Policy Policy
+	// Sandbox configures OS confinement of the children of confined principals (tests turn
+	// Landlock off or route the re-exec helper); nil probes the host.
+	Sandbox *sandbox.Options
 	// NewEvaluator builds a session's evaluator; nil means eval.New.
 	NewEvaluator func(opts *eval.Options) Evaluator
 	// MarshalAST encodes an AST for parse/explain/journal rows; nil means a minimal encoding

@@ -26,6 +26,8 @@ type Server struct {
 	bus     *bus
 	auth    Authenticator
 	policy  Policy
+	lp      *leashPolicy // the Leash policy and sandbox; nil when Options.Policy is another Policy
+	plans   *planStore
 	euid    int
 	started time.Time
 	router  *jsonrpc.Router
@@ -66,12 +68,14 @@ func New(opts *Options) (*Server, error) {
 	if s.auth == nil && s.opts.TokenStore != "" {
 		s.auth = TokenAuthenticator(s.opts.TokenStore)
 	}
+	s.plans = newPlanStore()
 	s.policy = s.opts.Policy
 	if s.policy == nil {
-		if s.opts.PolicyFile != "" {
-			return nil, fmt.Errorf("policy %s: Leash policies are not wired into this kernel yet", s.opts.PolicyFile)
+		lp, err := newLeashPolicy(s)
+		if err != nil {
+			return nil, err
 		}
-		s.policy = permissive{}
+		s.policy, s.lp = lp, lp
 	}
 	if s.opts.Cwd == "" {
 		s.opts.Cwd = "/"

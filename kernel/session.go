@@ -14,7 +14,6 @@ import (
 	"github.com/shoal-sh/shoal/kernel/jsonrpc"
 	"github.com/shoal-sh/shoal/kernel/proto"
 	"github.com/shoal-sh/shoal/lang/eval"
-	"github.com/shoal-sh/shoal/leash"
 	"github.com/shoal-sh/shoal/lang/value"
 	"github.com/zeebo/blake3"
 )
@@ -54,14 +53,14 @@ func (s *Server) session(key sessKey) (*session, error) {
 	if ss := s.sessions[key]; ss != nil {
 		return ss, nil
 	}
-	n := 0
+	q, n := s.quotas(key.principal), 0
 	for k := range s.sessions {
 		if k.principal == key.principal {
 			n++
 		}
 	}
-	if n >= leash.DefaultQuotas.Sessions {
-		return nil, quotaError("sessions", leash.DefaultQuotas.Sessions)
+	if n >= q.Sessions {
+		return nil, quotaError("sessions", q.Sessions)
 	}
 	ss := &session{srv: s, key: key, cwd: s.opts.Cwd, env: slices.Clone(s.opts.Env)}
 	sink := &taskSink{sess: ss}
@@ -71,11 +70,12 @@ func (s *Server) session(key sessKey) (*session, error) {
 		Stdout: sink,
 		Stderr: sink,
 		Host: &eval.Host{
-			WrapCmd: ss.wrapCmd,
-			OnSpawn: ss.onSpawn,
-			OnExit:  ss.onExit,
-			Now:     s.opts.Now,
-			Content: s.content,
+			WrapCmd:  ss.wrapCmd,
+			StartCmd: ss.startCmd,
+			OnSpawn:  ss.onSpawn,
+			OnExit:   ss.onExit,
+			Now:      s.opts.Now,
+			Content:  s.content,
 		},
 	})
 	s.sessions[key] = ss
@@ -127,6 +127,7 @@ func (ss *session) runJob(j *job) {
 			ss.srv.log.Error("kernel: evaluation panic", "session", ss.key.name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			if j.task != nil {
 				j.task.finish(nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: evaluation panicked"))
+				j.task.end()
 			}
 		}
 	}()
@@ -244,4 +245,3 @@ func (ss *session) pruneTasks(now time.Time) {
 		ss.srv.mu.Unlock()
 	}
 }
-

@@ -11,7 +11,6 @@ import (
 
 	"github.com/shoal-sh/shoal/kernel/jsonrpc"
 	"github.com/shoal-sh/shoal/kernel/proto"
-	"github.com/shoal-sh/shoal/leash"
 	"golang.org/x/sys/unix"
 )
 
@@ -22,8 +21,9 @@ type task struct {
 	sess   *session
 	ctx    context.Context
 	cancel context.CancelFunc
-	done   chan struct{}
+	done   chan struct{} // closed by end, after the end event is published
 	output *outRing
+	ended  sync.Once
 
 	mu              sync.Mutex
 	state           string
@@ -47,6 +47,7 @@ func (s *Server) newTask(ss *session) (*task, error) {
 	ctx, cancel := context.WithCancel(s.ctx)
 	t := &task{sess: ss, cancel: cancel, done: make(chan struct{}), output: &outRing{}, state: proto.TaskQueued, pids: map[int]struct{}{}}
 	t.ctx = context.WithValue(ctx, taskKey{}, t)
+	q := s.quotas(ss.key.principal)
 	s.mu.Lock()
 	live := 0
 	for _, o := range s.tasks {
@@ -54,10 +55,10 @@ func (s *Server) newTask(ss *session) (*task, error) {
 			live++
 		}
 	}
-	if live >= leash.DefaultQuotas.Tasks {
+	if live >= q.Tasks {
 		s.mu.Unlock()
 		cancel()
-		return nil, quotaError("live tasks", leash.DefaultQuotas.Tasks)
+		return nil, quotaError("live tasks", q.Tasks)
 	}
 	s.nextTask++
 	t.id = s.nextTask
@@ -131,7 +132,15 @@ func (t *task) finish(reply *execReply, rpcErr *jsonrpc.Error) {
 	}
 	t.mu.Unlock()
 	t.cancel()
-	close(t.done)
+}
+
+// end publishes the task's end event on task.N and then releases awaiters, exactly once, so
+// whoever sees the task finished can already read its end event.
+func (t *task) end() {
+	t.ended.Do(func() {
+		t.sess.srv.publishTaskEnd(t)
+		close(t.done)
+	})
 }
 
 func (t *task) finishedAt() (bool, time.Time) {
@@ -178,6 +187,7 @@ func (t *task) requestCancel() {
 	t.cancel()
 	if queued {
 		t.finish(nil, jsonrpc.Errorf(proto.CodeRaised, "cancelled before it started"))
+		t.end()
 	}
 }
 
