@@ -95,7 +95,7 @@ func (s *Server) handleSessionEnv(ctx context.Context, cs *connState, a *attachm
 	}
 	sort.Strings(names)
 	res := &proto.SessionEnvResult{Names: names}
-	if s.policy.Allows(a.id, "env_read") {
+	if s.allowsEnvRead(a.id, names) {
 		res.Granted, res.Env = true, vals
 	}
 	return res, nil
@@ -152,7 +152,8 @@ func (s *Server) handleExplain(ctx context.Context, cs *connState, a *attachment
 	d := a.sess.derive(prog, cwd, env)
 	ast := s.marshalAST(prog)
 	return &proto.ExplainResult{ASTVersion: proto.ASTVersion, AST: ast, Effects: d.wire(),
-		Reversibility: leash.Reversibility(d.effects), Fingerprint: fingerprint(ast, d.effectsJSON)}, nil
+		Reversibility: leash.Reversibility(d.effects), Fingerprint: fingerprint(ast, d.effectsJSON),
+		Sandbox: s.sandboxStatus(a.id.Principal)}, nil
 }
 
 // marshalAST encodes a program for the wire and the journal.
@@ -232,4 +233,3 @@ func declared(text string) []string {
 	}
 	return names
 }
-

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/shoal-sh/shoal/kernel/proto"
 	"github.com/shoal-sh/shoal/lang/diag"
 	"github.com/shoal-sh/shoal/leash"
 	"github.com/shoal-sh/shoal/leash/sandbox"
@@ -203,4 +204,24 @@ func (ss *session) startCmd(ctx context.Context, cmd *exec.Cmd) error {
 		return lp.startCmd(ss.key.principal, cmd)
 	}
 	return cmd.Start()
+}
+
+// allowsEnvRead is session.env's check: env_read of every name in the environment.
+func (s *Server) allowsEnvRead(id Identity, names []string) bool {
+	if s.lp == nil {
+		return s.policy.Allows(id, "env_read")
+	}
+	return s.lp.allowsEffect(id, leash.Effect{Kind: leash.KindEnvRead, Names: names})
+}
+
+// sandboxStatus is explain's report of how principal's spawns are confined here; nil when the
+// kernel runs an injected non-Leash policy.
+func (s *Server) sandboxStatus(principal string) *proto.SandboxStatus {
+	if s.lp == nil {
+		return nil
+	}
+	st := s.lp.sb.Status(s.lp.spec(principal))
+	return &proto.SandboxStatus{AvailableTier: st.AvailableTier, ActiveTier: st.ActiveTier, Enforced: st.Enforced,
+		FilesystemEnforced: st.FilesystemEnforced, NetworkEnforced: st.NetworkEnforced,
+		SpawnExecEnforced: st.SpawnExecEnforced, LandlockABI: st.LandlockABI, Detail: st.Detail}
 }

@@ -151,6 +151,21 @@ type ExplainResult struct {
 	Reversibility string          `json:"reversibility"`
 	Fingerprint   string          `json:"fingerprint"`
 	PlanRef       *string         `json:"plan_ref"`
+	// Sandbox is how the caller's spawns would be confined on this host (Go addition).
+	Sandbox *SandboxStatus `json:"sandbox,omitempty"`
+}
+
+// SandboxStatus is the honest account of how a principal's spawns are confined: host tier,
+// the tier a spawn actually gets, each dimension, the Landlock ABI and plain-words detail.
+type SandboxStatus struct {
+	AvailableTier      string `json:"available_tier"`
+	ActiveTier         string `json:"active_tier"`
+	Enforced           bool   `json:"enforced"`
+	FilesystemEnforced bool   `json:"filesystem_enforced"`
+	NetworkEnforced    string `json:"network_enforced"`
+	SpawnExecEnforced  bool   `json:"spawn_exec_enforced"`
+	LandlockABI        int    `json:"landlock_abi"`
+	Detail             string `json:"detail"`
 }
 
 // Effect is one Leash effect object; Kind is snake_case (fs_write, opaque, …) and the other
