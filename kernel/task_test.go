@@ -79,7 +79,7 @@ func TestBackgroundQueued(t *testing.T) {
 	t.Parallel()
 	k := newKernel(t, nil)
 	ctx := ctxT(t)
-	first, err := exec(t, k, proto.ExecParams{Src: ptr("sh { exec sleep 30 }"), Async: true})
+	first, err := exec(t, k, proto.ExecParams{Src: ptr("sh { exec sleep 30.25 }"), Async: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,8 +105,11 @@ func TestBackgroundQueued(t *testing.T) {
 	if err != nil || sus.State != proto.TaskSuspended {
 		t.Fatalf("suspend = %+v, %v", sus, err)
 	}
-	if st := procState(t, first.Task, k); st != "T" {
-		t.Errorf("suspended process state = %q, want T", st)
+	// SIGSTOP is delivered asynchronously: poll (10× bound) for the stopped state.
+	for deadline := time.Now().Add(10 * time.Second); procState(t, first.Task, k) != "T"; time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("suspended process state = %q, want T", procState(t, first.Task, k))
+		}
 	}
 	res, err := k.Client.TaskResume(ctx, first.Task)
 	if err != nil || res.State != proto.TaskRunning {
@@ -178,7 +181,7 @@ func TestTaskOutput(t *testing.T) {
 	}
 }
 
-// procState finds the task's sleep process among our children and returns its state letter.
+// procState finds the task's `sleep 30.25` process among our children and returns its state letter.
 func procState(t *testing.T, task string, k *kerneltest.Kernel) string {
 	t.Helper()
 	ents, _ := os.ReadDir("/proc")
@@ -190,8 +193,9 @@ func procState(t *testing.T, task string, k *kerneltest.Kernel) string {
 		// pid (comm) S ppid …
 		s := string(stat)
 		i := strings.LastIndexByte(s, ')')
-		if i < 0 || !strings.Contains(s[:i], "(sleep") {
-			continue
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if i < 0 || string(cmdline) != "sleep\x0030.25\x00" {
+			continue // only this test's sleep, not another test's child
 		}
 		f := strings.Fields(s[i+1:])
 		if len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) {
