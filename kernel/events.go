@@ -28,6 +28,10 @@ type viewer struct {
 	principal string
 	session   string
 	local     bool // the kernel's own principal: sees every journal and approval event
+	readAll   bool // journal_read_all: sees every principal's journal events
+	// approves reports whether this viewer may approve plans of an owner principal (it then
+	// sees their approval events); nil approves nobody.
+	approves func(owner string) bool
 }
 
 // owner is who an event belongs to; the zero owner means everyone.
@@ -101,9 +105,11 @@ func visible(name string, o owner, v viewer) bool {
 	if o == (owner{}) {
 		return true
 	}
-	switch {
-	case name == proto.ChannelJournal, name == proto.ChannelApproval:
-		return v.local || o.principal == v.principal
+	switch name {
+	case proto.ChannelJournal:
+		return v.local || v.readAll || o.principal == v.principal
+	case proto.ChannelApproval:
+		return v.local || o.principal == v.principal || v.approves != nil && v.approves(o.principal)
 	}
 	return o.principal == v.principal && o.session == v.session
 }

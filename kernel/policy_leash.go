@@ -225,3 +225,11 @@ func (s *Server) sandboxStatus(principal string) *proto.SandboxStatus {
 		FilesystemEnforced: st.FilesystemEnforced, NetworkEnforced: st.NetworkEnforced,
 		SpawnExecEnforced: st.SpawnExecEnforced, LandlockABI: st.LandlockABI, Detail: st.Detail}
 }
+
+// approverOf is the approver rule for id, for approval event visibility.
+func (s *Server) approverOf(id Identity) func(owner string) bool {
+	if s.lp == nil {
+		return nil
+	}
+	return func(owner string) bool { return s.lp.canApprove(id.Principal, owner) }
+}
