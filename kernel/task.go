@@ -104,7 +104,7 @@ func (t *task) finish(reply *execReply, rpcErr *jsonrpc.Error) {
 		t.mu.Unlock()
 		return
 	}
-	now := time.Now()
+	now := t.sess.srv.opts.now()
 	ns := now.UnixNano()
 	t.finishedNs, t.finished = &ns, now
 	t.reply, t.rpcErr = reply, rpcErr
