@@ -2,7 +2,6 @@ package lib
 
 import (
 	"context"
-	"strings"
 
 	"github.com/shoal-sh/shoal/lang/diag"
 	"github.com/shoal-sh/shoal/lang/value"
@@ -153,14 +152,6 @@ func strList(ss []string) value.Value {
 		items[i] = value.Str(s)
 	}
 	return list(items)
-}
-
-// kindList renders a kind list for messages ("list, table or range").
-func kindList(ks ...string) string {
-	if len(ks) == 1 {
-		return ks[0]
-	}
-	return strings.Join(ks[:len(ks)-1], ", ") + " or " + ks[len(ks)-1]
 }
 
 // noEnvErr reports a callback method called without an evaluator.

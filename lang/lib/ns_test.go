@@ -3,6 +3,7 @@ package lib
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shoal-sh/shoal/lang/value"
 )
@@ -291,3 +292,25 @@ func TestTOMLStringifyRefusesUnwritableKeys(t *testing.T) {
 	v, err := NamespaceCall(t.Context(), testEnv{}, "toml", "stringify", args(Rec("a b", I(1), "é", I(2))), nil)
 	checkResult(t, v, true, err, `"'a b' = 1\n'é' = 2\n"`, "", "")
 }
+
+func TestCodecEdges(t *testing.T) {
+	runNS(t, []nscase{
+		{name: "csv-duplicate-header-keeps-both-columns", ns: "csv", fn: "parse", args: args(S("a,a\n1,2")), want: `[{a: "1", a_2: "2"}]`},
+		{name: "csv-parse-empty-is-empty-table", ns: "csv", fn: "parse", args: args(S("")), want: "[]"},
+		{name: "csv-stringify-missing-key-is-empty-cell", ns: "csv", fn: "stringify", args: args(L(Rec("a", I(1), "b", I(2)), Rec("a", I(3)))), want: `"a,b\n1,2\n3,\n"`},
+		{name: "yaml-flow-missing-comma", ns: "yaml", fn: "parse", args: args(S("[1 2, [3 4]]")), want: `["1 2", ["3 4"]]`},
+		{name: "yaml-flow-stray-closer", ns: "yaml", fn: "parse", args: args(S("a: [1, }]")), err: "arg_error"},
+		{name: "yaml-flow-junk-after-item", ns: "yaml", fn: "parse", args: args(S(`["a" b]`)), err: "arg_error"},
+		{name: "yaml-flow-trailing-content", ns: "yaml", fn: "parse", args: args(S("[1] x")), err: "arg_error"},
+		{name: "yaml-bad-escape", ns: "yaml", fn: "parse", args: args(S(`a: "\q"`)), err: "arg_error"},
+		{name: "yaml-escapes", ns: "yaml", fn: "parse", args: args(S(`a: "\u00e9\x41\n\\"`)), want: `{a: "éA\n\\"}`},
+		{name: "yaml-multiline-quoted", ns: "yaml", fn: "parse", args: args(S("a: \"one\n  two\"\nb: 1")), want: `{a: "one two", b: 1}`},
+		{name: "yaml-stringify-special-floats", ns: "yaml", fn: "stringify", args: args(L(value.Float(nan()), F(1e300), value.Float(-inf()))), want: `"- .nan\n- 1e300\n- -.inf\n"`},
+		{name: "yaml-stringify-scalar", ns: "yaml", fn: "stringify", args: args(S("plain text")), want: `"plain text\n"`},
+		{name: "yaml-stringify-control-chars-quoted", ns: "yaml", fn: "stringify", args: args(S("a\x01b")), want: `"\"a\\x01b\"\n"`},
+		{name: "toml-stringify-datetime-round-trips", ns: "toml", fn: "stringify", args: args(Rec("t", value.Datetime{T: time.Date(2026, 7, 9, 14, 0, 0, 0, time.UTC)})), want: `"t = 2026-07-09T14:00:00Z\n"`},
+	})
+}
+
+func inf() float64 { return 1 / zero() }
+func zero() float64 { return 0 }
