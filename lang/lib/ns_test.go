@@ -312,5 +312,5 @@ func TestCodecEdges(t *testing.T) {
 	})
 }
 
-func inf() float64 { return 1 / zero() }
+func inf() float64  { return 1 / zero() }
 func zero() float64 { return 0 }
