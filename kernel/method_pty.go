@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shoal-sh/shoal/kernel/jsonrpc"
@@ -62,17 +64,72 @@ const (
 	verdictApproval = "approval_required"
 )
 
-func newPTYManager(s *Server) *term.Manager {
-	return term.NewManager(&term.ManagerOptions{Logf: func(format string, args ...any) {
-		s.log.Warn("kernel: pty", "detail", fmt.Sprintf(format, args...))
-	}})
+// ptyTable is the kernel's side of term's manager: the manager owns the PTYs, their ids and
+// scoping; the table counts each principal's PTYs against its policy quota [D29]. A PTY
+// counts from pty.open until pty.close, even after its program exits.
+type ptyTable struct {
+	m *term.Manager
+
+	mu     sync.Mutex
+	counts map[string]int // open or opening PTYs per principal
+}
+
+func newPTYManager(s *Server) *ptyTable {
+	m := term.NewManager(&term.ManagerOptions{
+		// The policy quota, checked by the table, is the one that applies; term's own
+		// must never be the tighter.
+		Quota: math.MaxInt,
+		Logf: func(format string, args ...any) {
+			s.log.Warn("kernel: pty", "detail", fmt.Sprintf(format, args...))
+		},
+	})
+	return &ptyTable{m: m, counts: map[string]int{}}
+}
+
+// open reserves a slot of owner's principal (at most limit), then spawns.
+func (t *ptyTable) open(ctx context.Context, owner term.Owner, limit int, opts term.SpawnOptions) (*term.PTY, error) {
+	t.mu.Lock()
+	if t.counts[owner.Principal] >= limit {
+		t.mu.Unlock()
+		return nil, quotaError("ptys", limit)
+	}
+	t.counts[owner.Principal]++
+	t.mu.Unlock()
+	p, err := t.m.Open(ctx, owner, opts)
+	if err != nil {
+		t.release(owner.Principal)
+		return nil, err
+	}
+	return p, nil
+}
+
+func (t *ptyTable) release(principal string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.counts[principal]--; t.counts[principal] <= 0 {
+		delete(t.counts, principal)
+	}
+}
+
+func (t *ptyTable) get(owner term.Owner, id string) (*term.PTY, error) { return t.m.Get(owner, id) }
+func (t *ptyTable) list(owner term.Owner) []term.Info                  { return t.m.List(owner) }
+
+// close removes owner's PTY (freeing its slot) and ends it.
+func (t *ptyTable) close(ctx context.Context, owner term.Owner, id string) (*term.ExitStatus, error) {
+	st, err := t.m.Close(ctx, owner, id)
+	if errors.Is(err, term.ErrUnknownPTY) {
+		return nil, err
+	}
+	// Anything else happened after the PTY left the manager: its slot is free.
+	t.release(owner.Principal)
+	return st, err
 }
 
 // closePTYs ends every PTY for shutdown, so no child outlives the kernel.
 func (s *Server) closePTYs() {
 	ctx, cancel := context.WithTimeout(context.Background(), ptyShutdown)
 	defer cancel()
-	s.ptys.CloseAll(ctx)
+	s.ptys.m.CloseAll(ctx)
 }
 
 func ptyOwner(a *attachment) term.Owner {
@@ -127,7 +184,7 @@ func (s *Server) handlePTYOpen(ctx context.Context, cs *connState, a *attachment
 	}
 
 	own := owner{principal: a.id.Principal, session: a.sess.key.name}
-	pty, err := s.ptys.Open(ctx, ptyOwner(a), term.SpawnOptions{
+	pty, err := s.ptys.open(ctx, ptyOwner(a), s.quotas(a.id.Principal).PTYs, term.SpawnOptions{
 		Argv:    argv,
 		Cwd:     cwd,
 		Env:     env,
@@ -137,7 +194,11 @@ func (s *Server) handlePTYOpen(ctx context.Context, cs *connState, a *attachment
 		OnEvent: func(e term.Event) { s.publishPTY(own, e) },
 	})
 	if err != nil {
-		if errors.Is(err, term.ErrClosed) {
+		var je *jsonrpc.Error
+		switch {
+		case errors.As(err, &je):
+			return nil, je
+		case errors.Is(err, term.ErrClosed):
 			return nil, spawnFailed("kernel is shutting down")
 		}
 		return nil, ptyError(err, "")
@@ -155,7 +216,7 @@ func ptySize(n *int) int {
 }
 
 func (s *Server) handlePTYSend(ctx context.Context, cs *connState, a *attachment, p proto.PTYSendParams) (*proto.PTYSendResult, error) {
-	pty, err := s.ptys.Get(ptyOwner(a), p.PTYID)
+	pty, err := s.ptys.get(ptyOwner(a), p.PTYID)
 	if err != nil {
 		return nil, ptyError(err, p.PTYID)
 	}
@@ -174,7 +235,7 @@ func (s *Server) handlePTYSend(ctx context.Context, cs *connState, a *attachment
 }
 
 func (s *Server) handlePTYRead(ctx context.Context, cs *connState, a *attachment, p proto.PTYReadParams) (*proto.PTYReadResult, error) {
-	pty, err := s.ptys.Get(ptyOwner(a), p.PTYID)
+	pty, err := s.ptys.get(ptyOwner(a), p.PTYID)
 	if err != nil {
 		return nil, ptyError(err, p.PTYID)
 	}
@@ -211,7 +272,7 @@ func (s *Server) handlePTYRead(ctx context.Context, cs *connState, a *attachment
 }
 
 func (s *Server) handlePTYResize(ctx context.Context, cs *connState, a *attachment, p proto.PTYResizeParams) (*proto.PTYResizeResult, error) {
-	pty, err := s.ptys.Get(ptyOwner(a), p.PTYID)
+	pty, err := s.ptys.get(ptyOwner(a), p.PTYID)
 	if err != nil {
 		return nil, ptyError(err, p.PTYID)
 	}
@@ -233,11 +294,11 @@ func (s *Server) handlePTYResize(ctx context.Context, cs *connState, a *attachme
 
 func (s *Server) handlePTYClose(ctx context.Context, cs *connState, a *attachment, p proto.PTYCloseParams) (*proto.PTYCloseResult, error) {
 	// Get first for the canonical id: Close accepts a bare "N" too.
-	pty, err := s.ptys.Get(ptyOwner(a), p.PTYID)
+	pty, err := s.ptys.get(ptyOwner(a), p.PTYID)
 	if err != nil {
 		return nil, ptyError(err, p.PTYID)
 	}
-	st, err := s.ptys.Close(ctx, ptyOwner(a), p.PTYID)
+	st, err := s.ptys.close(ctx, ptyOwner(a), p.PTYID)
 	if err != nil {
 		if errors.Is(err, term.ErrUnknownPTY) {
 			return nil, ptyError(err, p.PTYID)
@@ -250,7 +311,7 @@ func (s *Server) handlePTYClose(ctx context.Context, cs *connState, a *attachmen
 }
 
 func (s *Server) handlePTYList(ctx context.Context, cs *connState, a *attachment, _ proto.PTYListParams) (*proto.PTYListResult, error) {
-	infos := s.ptys.List(ptyOwner(a))
+	infos := s.ptys.list(ptyOwner(a))
 	out := make([]proto.PTYInfo, len(infos))
 	for i, in := range infos {
 		out[i] = proto.PTYInfo{PTYID: in.ID, Cmd: strings.Join(in.Argv, " "), Pid: in.Pid, Cols: in.Cols, Rows: in.Rows, Alive: in.Alive}
@@ -265,7 +326,7 @@ func ptyError(err error, id string) error {
 	case errors.Is(err, term.ErrUnknownPTY):
 		return jsonrpc.NewError(proto.CodeUnknownPTY, "unknown pty", map[string]string{"pty_id": id})
 	case errors.Is(err, term.ErrQuota):
-		return jsonrpc.NewError(proto.CodeResourceLimit, err.Error(), map[string]any{"resource": "pty", "limit": term.DefaultQuota})
+		return jsonrpc.NewError(proto.CodeResourceLimit, err.Error(), map[string]any{"resource": "ptys"})
 	case errors.As(err, &se):
 		return jsonrpc.NewError(proto.CodePTYSpawnFailed, err.Error(), map[string]string{"cmd": se.Cmd})
 	case errors.Is(err, term.ErrInvalidInput):

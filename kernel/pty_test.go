@@ -450,8 +450,8 @@ func TestPTYPolicyGate(t *testing.T) {
 		return nil
 	}}
 	op := ptyOpen(t, c, proto.PTYOpenParams{Cmd: "cat", PlanRef: "plan:00"})
-	if gate.last.PlanRef != "plan:00" {
-		t.Errorf("gate saw plan_ref %q", gate.last.PlanRef)
+	if gate.last.PlanRef != "plan:00" || gate.last.Session != "default" {
+		t.Errorf("gate saw plan_ref %q, session %q", gate.last.PlanRef, gate.last.Session)
 	}
 	rd := ptyRead(t, c, proto.PTYReadParams{PTYID: op.PTYID, UntilText: ptr("wrapped")})
 	if !*rd.Matched {
@@ -526,4 +526,37 @@ func BenchmarkPTYRead(b *testing.B) {
 
 func newKernelB(b *testing.B) *kerneltest.Kernel {
 	return kerneltest.New(b, &kerneltest.Options{Cwd: b.TempDir(), Env: []string{"PATH=" + os.Getenv("PATH")}})
+}
+
+// Under a Leash policy the principal's own PTY quota applies, and proc_spawn pinning is
+// checked against the resolved binary (scenario 22's rule, on pty.open).
+func TestPTYLeashPolicy(t *testing.T) {
+	t.Parallel()
+	pol := filepath.Join(t.TempDir(), "policy.toml")
+	src := `[principal."uid:` + strconv.Itoa(os.Geteuid()) + `"]
+opaque = "allow"
+auto_apply = "in-grant"
+proc_spawn = ["cat"]
+fs.read = ["/**"]
+fs.write = ["/**"]
+fs.delete = ["/**"]
+quotas.ptys = 2
+`
+	if err := os.WriteFile(pol, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k := newKernel(t, &kerneltest.Options{Kernel: &kernel.Options{PolicyFile: pol}})
+	c := k.Client
+	_, err := call[proto.PTYOpenResult](t, c, proto.MethodPTYOpen, proto.PTYOpenParams{Cmd: "sleep", Args: []string{"1000"}})
+	if e := wantCode(t, err, proto.CodeLeashDenied); obj(t, e.Data)["cmd"] != "sleep" {
+		t.Errorf("deny data = %s", e.Data)
+	}
+	a := ptyOpen(t, c, proto.PTYOpenParams{Cmd: "cat"})
+	ptyOpen(t, c, proto.PTYOpenParams{Cmd: "cat"})
+	_, err = call[proto.PTYOpenResult](t, c, proto.MethodPTYOpen, proto.PTYOpenParams{Cmd: "cat"})
+	if e := wantCode(t, err, proto.CodeResourceLimit); obj(t, e.Data)["limit"] != float64(2) {
+		t.Errorf("quota data = %s", e.Data)
+	}
+	ptyClose(t, c, a.PTYID)
+	ptyOpen(t, c, proto.PTYOpenParams{Cmd: "cat"})
 }

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/shoal-sh/shoal/kernel/jsonrpc"
-	"github.com/shoal-sh/shoal/term"
 )
 
 // Server is one kernel: its sessions, tasks, event bus and journal. Every counter (client,
@@ -32,7 +31,7 @@ type Server struct {
 	started time.Time
 	router  *jsonrpc.Router
 	blobs   blobCache
-	ptys    *term.Manager
+	ptys    *ptyTable
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -176,9 +175,9 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) {
 	s.dropConn(cs)
 }
 
-// Close stops every task (killing their process groups), closes every PTY (see
-// [term.Manager.CloseAll]), ends all connections and closes the journal. It waits for
-// connection handlers to return.
+// Close stops every task (killing their process groups), closes every PTY (SIGHUP, then
+// SIGTERM, then SIGKILL to each group), ends all connections and closes the journal. It
+// waits for connection handlers to return.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
