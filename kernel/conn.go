@@ -24,13 +24,15 @@ type attachment struct {
 	sess *session
 	id   Identity
 	tty  bool
-	// readAll and approves are the policy's answers for event visibility, fixed at attach.
+	// journal, readAll and approves are the policy's answers for event visibility, fixed at
+	// attach.
+	journal  bool
 	readAll  bool
 	approves func(owner string) bool
 }
 
 func (a *attachment) viewer() viewer {
-	return viewer{principal: a.id.Principal, session: a.sess.key.name, local: a.id.Local, readAll: a.readAll, approves: a.approves}
+	return viewer{principal: a.id.Principal, session: a.sess.key.name, local: a.id.Local, journal: a.journal, readAll: a.readAll, approves: a.approves}
 }
 
 type connStateKey struct{}

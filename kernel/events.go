@@ -28,6 +28,7 @@ type viewer struct {
 	principal string
 	session   string
 	local     bool // the kernel's own principal: sees every journal and approval event
+	journal   bool // journal_read: may see journal events at all
 	readAll   bool // journal_read_all: sees every principal's journal events
 	// approves reports whether this viewer may approve plans of an owner principal (it then
 	// sees their approval events); nil approves nobody.
@@ -107,7 +108,7 @@ func visible(name string, o owner, v viewer) bool {
 	}
 	switch name {
 	case proto.ChannelJournal:
-		return v.local || v.readAll || o.principal == v.principal
+		return v.journal && (v.local || v.readAll || o.principal == v.principal)
 	case proto.ChannelApproval:
 		return v.local || o.principal == v.principal || v.approves != nil && v.approves(o.principal)
 	}

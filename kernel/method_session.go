@@ -45,7 +45,7 @@ func (s *Server) handleSessionAttach(ctx context.Context, cs *connState, p proto
 	}
 	tty := p.Client != nil && p.Client.TTY
 	cs.mu.Lock()
-	cs.att = &attachment{sess: ss, id: id, tty: tty, readAll: s.policy.ReadAll(id), approves: s.approverOf(id)}
+	cs.att = &attachment{sess: ss, id: id, tty: tty, journal: s.policy.Allows(id, "journal_read"), readAll: s.policy.ReadAll(id), approves: s.approverOf(id)}
 	cs.mu.Unlock()
 
 	info := s.policy.Describe(id)
