@@ -2,10 +2,12 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -248,5 +250,25 @@ func TestPTYTop(t *testing.T) {
 	send(t, cs, id, "q")
 	if exit := waitExit(t, cs, id); exit["status"] != float64(0) {
 		t.Errorf("top exit = %v", exit)
+	}
+}
+
+// Stopping the kernel (SIGTERM) closes its PTYs: no program outlives it.
+func TestPTYKernelStopKillsPTYs(t *testing.T) {
+	sb := newSandbox(t)
+	cs := mcpClient(t, sb, nil, nil)
+	t.Cleanup(func() { stopKernel(t, sb.socket()) })
+	// Opened without ptyOpenTool: a close after the kernel is gone would make the
+	// facade start a new one.
+	r := ptyCall(t, cs, "shoal_pty_open", map[string]any{"cmd": "sleep", "args": []string{"1000"}})
+	pid := int(r["pid"].(float64))
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("pty child %d not running: %v", pid, err)
+	}
+	stopKernel(t, sb.socket())
+	// The kernel reaped it before exiting, so it is gone, not a zombie.
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("pty child %d outlived the kernel: %v", pid, err)
+		syscall.Kill(pid, syscall.SIGKILL)
 	}
 }
