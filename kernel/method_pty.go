@@ -16,10 +16,10 @@ import (
 	"github.com/shoal-sh/shoal/term"
 )
 
-// The pty.* methods (AGENT-SURFACE §5.3) are thin: package term owns the processes, screens,
-// ids and the per-principal quota; this file scopes them to the caller's (principal,
-// session), asks the policy before anything is spawned, maps term's errors onto the wire
-// codes and publishes screen changes on pty.N.
+// The pty.* methods (AGENT-SURFACE §5.3) are thin: package term owns the processes, screens
+// and ids; this file scopes them to the caller's (principal, session), counts them against
+// the principal's quota, asks the policy before anything is spawned, maps term's errors onto
+// the wire codes and publishes screen changes on pty.N.
 
 // ptyShutdown bounds how long a kernel shutdown waits for its PTYs to end the polite way
 // (SIGHUP, SIGTERM, SIGKILL); past it every group still alive is killed outright.
@@ -74,7 +74,7 @@ type ptyTable struct {
 	counts map[string]int // open or opening PTYs per principal
 }
 
-func newPTYManager(s *Server) *ptyTable {
+func newPTYTable(s *Server) *ptyTable {
 	m := term.NewManager(&term.ManagerOptions{
 		// The policy quota, checked by the table, is the one that applies; term's own
 		// must never be the tighter.

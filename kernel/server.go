@@ -81,7 +81,7 @@ func New(opts *Options) (*Server, error) {
 	}
 	s.bus = newBus(s.journal, func() int64 { return s.opts.now().UnixNano() }, s.log)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.ptys = newPTYManager(s)
+	s.ptys = newPTYTable(s)
 	s.router = s.routes()
 	return s, nil
 }
