@@ -136,22 +136,29 @@ func collFlatMap(c *call) (value.Value, error) {
 
 // collWhere keeps the elements satisfying the predicate. It allocates
 // nothing per element beyond what the callback does, because
-// .where(.size > 500kb) over a million-row table is a hot path.
+// .where(.size > 500kb) over a million-row table is a hot path: the
+// verdicts go to a byte per element first, so the result is allocated
+// once at its exact size instead of growing by repeated appends.
 func collWhere(c *call) (value.Value, error) {
 	p, err := c.one("p", "a predicate")
 	if err != nil {
 		return nil, err
 	}
 	cl := recvColl(c)
-	out := []value.Value{}
-	for i := 0; i < cl.n; i++ {
-		x := cl.at(i)
-		keep, err := c.test(p, x)
-		if err != nil {
+	keep := make([]bool, cl.n)
+	kept := 0
+	for i := range keep {
+		if keep[i], err = c.test(p, cl.at(i)); err != nil {
 			return nil, err
 		}
-		if keep {
-			out = append(out, x)
+		if keep[i] {
+			kept++
+		}
+	}
+	out := make([]value.Value, 0, kept)
+	for i, k := range keep {
+		if k {
+			out = append(out, cl.at(i))
 		}
 	}
 	return list(out), nil
@@ -214,6 +221,7 @@ func collReduce(c *call) (value.Value, error) {
 }
 
 // collSort is sort() and sort(f)/sort_by(f): stable, ascending by §5.5.
+// Keys are computed once per element, then sorted as a permutation.
 func collSort(c *call) (value.Value, error) {
 	need := 0
 	if c.name == "sort_by" {
@@ -227,20 +235,33 @@ func collSort(c *call) (value.Value, error) {
 	if err := cl.checkMaterialise(); err != nil {
 		return nil, err
 	}
-	vals := cl.all()
-	keys := vals
-	if a[0] != nil {
-		keys = make([]value.Value, len(vals))
-		for i, x := range vals {
-			if keys[i], err = c.apply1(a[0], x); err != nil {
+	var keys []value.Value
+	if a[0] == nil {
+		keys = cl.all()
+	} else {
+		keys = make([]value.Value, cl.n)
+		for i := range keys {
+			if keys[i], err = c.apply1(a[0], cl.at(i)); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if err := sortByKeys(vals, keys); err != nil {
+	perm, err := value.SortIndex(keys)
+	if err != nil {
 		return nil, err
 	}
-	return list(vals), nil
+	if a[0] == nil {
+		// keys is already a private copy of the elements: permute it.
+		out := make([]value.Value, len(perm))
+		for i, j := range perm {
+			out[i] = keys[j]
+		}
+		return list(out), nil
+	}
+	for i, j := range perm {
+		keys[i] = cl.at(j)
+	}
+	return list(keys), nil
 }
 
 func collReverse(c *call) (value.Value, error) {
