@@ -1,10 +1,3 @@
-// Package lib is Shoal's standard library of pure value operations: the
-// method catalogue of LANGUAGE.md §8.4 for every kind that needs no host
-// (collections, strings, records, numbers, bytes, ranges, datetimes), the
-// stream combinators and sinks of §12.1, the json/yaml/toml/csv/math
-// namespaces of §10, and the unknown-method teaching hints of §11.3.
-// It imports lang/value and lang/diag only; the evaluator (lang/eval)
-// decides dispatch order and calls in here for the general table.
 package lib
 
 import (
