@@ -9,13 +9,13 @@ import (
 	"github.com/shoal-sh/shoal/lang/value"
 )
 
-// renderBlock is the human rendering of a value in a reply. Null renders as the empty string
-// (nothing to show), like a REPL that prints nothing for null.
+// renderBlock is the human rendering of a value in a reply: the REPL's block form at 80
+// columns (null renders as nothing).
 func renderBlock(v value.Value) string {
-	if v == nil || v.Kind() == value.KNull {
+	if v == nil {
 		return ""
 	}
-	return value.RenderInline(v)
+	return value.RenderBlock(v, proto.RenderWidth)
 }
 
 // ansiRE matches CSI and OSC escape sequences and lone ESC-prefixed two-byte sequences.
