@@ -275,7 +275,7 @@ func TestLiveCombinators(t *testing.T) {
 		{"zip-live-with-bounded-is-bounded", live(0), []step{st("zip", NewListStream("list", Strs("a", "b").Items)), st("collect")}, `[[0, "a"], [1, "b"]]`, ""},
 		{"throttle-live-zero-keeps-all", live(0), []step{st("throttle", value.Duration(0)), st("take", I(3)), st("collect")}, "[0, 1, 2]", ""},
 		{"throttle-live-lets-items-through-after-the-window", live(time.Millisecond), []step{st("throttle", value.Duration(5*time.Millisecond)), st("take", I(2)), st("collect"), st("map", gt(0))}, "[false, true]", ""},
-		{"window-duration-live", live(time.Millisecond), []step{st("window", value.Duration(time.Hour)), st("take", I(0)), st("collect")}, "[]", ""},
+		{"window-duration-live-closes-on-time", &value.Stream{Src: &burstSource{n: 3, gap: time.Millisecond}}, []step{st("window", value.Duration(30*time.Millisecond)), st("take", I(1)), st("collect")}, "[[0, 1, 2]]", ""},
 		{"map-error-stops-stream", Ints(1, 2), []step{st("stream"), st("map", fn(func(...value.Value) (value.Value, error) { return value.Binary("/", I(1), I(0)) })), st("collect")}, "", "div_zero"},
 		{"where-non-bool-is-type-error", Ints(1), []step{st("stream"), st("where", fn1(func(x value.Value) value.Value { return x })), st("collect")}, "", "type_error"},
 		{"flat-map-non-collection-is-type-error", Ints(1), []step{st("stream"), st("flat_map", fn1(func(x value.Value) value.Value { return x })), st("collect")}, "", "type_error"},

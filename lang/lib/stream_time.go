@@ -122,14 +122,15 @@ func streamThrottle(c *call) (value.Value, error) {
 }
 
 // windowSource emits sliding windows of exactly n items, or (with a
-// duration) the items arriving within each period of d, a window closing
-// when the first item after it arrives or the source ends.
+// duration) the items arriving within d of a window's first item; over a
+// live source a window closes on time, even if no later item arrives.
 type windowSource struct {
 	stage
 	n     int
 	d     time.Duration
 	buf   []value.Value
 	start time.Time
+	ch    <-chan pumped
 	done  bool
 }
 
@@ -138,42 +139,67 @@ func (s *windowSource) Next(ctx context.Context) (value.Value, bool, error) {
 		return nil, false, nil
 	}
 	if s.d == 0 {
+		return s.sliding(ctx)
+	}
+	if s.instant() {
+		// Everything arrives at once: one window.
 		for {
 			v, ok, err := s.up.Next(ctx)
-			if !ok || err != nil {
-				s.done = true
+			if err != nil {
 				return nil, false, err
 			}
-			if len(s.buf) == s.n {
-				s.buf = s.buf[1:]
+			if !ok {
+				s.done = true
+				return list(s.buf), len(s.buf) > 0, nil
 			}
 			s.buf = append(s.buf, v)
-			if len(s.buf) == s.n {
-				return list(append([]value.Value(nil), s.buf...)), true, nil
-			}
 		}
 	}
+	if s.ch == nil {
+		s.ch = pump(ctx, s.up)
+	}
+	for {
+		var timeout <-chan time.Time
+		if len(s.buf) > 0 {
+			timeout = time.After(time.Until(s.start.Add(s.d)))
+		}
+		select {
+		case it, open := <-s.ch:
+			if !open || !it.ok || it.err != nil {
+				s.done = true
+				if it.err != nil {
+					return nil, false, it.err
+				}
+				return list(s.buf), len(s.buf) > 0, nil
+			}
+			if len(s.buf) == 0 {
+				s.start = time.Now()
+			}
+			s.buf = append(s.buf, it.v)
+		case <-timeout:
+			w := s.buf
+			s.buf = nil
+			return list(w), true, nil
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+	}
+}
+
+func (s *windowSource) sliding(ctx context.Context) (value.Value, bool, error) {
 	for {
 		v, ok, err := s.up.Next(ctx)
-		if err != nil {
+		if !ok || err != nil {
+			s.done = true
 			return nil, false, err
 		}
-		if !ok {
-			s.done = true
-			if len(s.buf) == 0 {
-				return nil, false, nil
-			}
-			return list(s.buf), true, nil
-		}
-		now := time.Now()
-		if len(s.buf) == 0 {
-			s.start = now
-		} else if !s.instant() && now.Sub(s.start) >= s.d {
-			w := s.buf
-			s.buf, s.start = []value.Value{v}, now
-			return list(w), true, nil
+		if len(s.buf) == s.n {
+			s.buf = s.buf[1:]
 		}
 		s.buf = append(s.buf, v)
+		if len(s.buf) == s.n {
+			return list(append([]value.Value(nil), s.buf...)), true, nil
+		}
 	}
 }
 
