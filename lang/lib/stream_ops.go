@@ -389,13 +389,45 @@ func streamDistinct(c *call) (value.Value, error) {
 	})
 }
 
-// bufferSource passes items through: buffer(n) is accepted for its
-// count but queues nothing (a real queue is unimplemented in the
-// original too).
-type bufferSource struct{ stage }
+// bufferSource reads ahead: over a live source a goroutine keeps up to
+// n items queued, so a slow consumer does not hold the producer back. An
+// instant source, or buffer(0), passes items straight through.
+type bufferSource struct {
+	stage
+	n  int
+	ch chan pumped
+}
 
 func (s *bufferSource) Next(ctx context.Context) (value.Value, bool, error) {
-	return s.up.Next(ctx)
+	if s.n == 0 || s.instant() {
+		return s.up.Next(ctx)
+	}
+	if s.ch == nil {
+		s.ch = make(chan pumped, s.n)
+		go func() {
+			defer close(s.ch)
+			for {
+				v, ok, err := s.up.Next(ctx)
+				select {
+				case s.ch <- pumped{v, ok, err}:
+				case <-ctx.Done():
+					return
+				}
+				if !ok || err != nil {
+					return
+				}
+			}
+		}()
+	}
+	select {
+	case it, open := <-s.ch:
+		if !open {
+			return nil, false, nil
+		}
+		return it.v, it.ok, it.err
+	case <-ctx.Done():
+		return nil, false, ctx.Err()
+	}
 }
 
 func streamBuffer(c *call) (value.Value, error) {
@@ -403,11 +435,13 @@ func streamBuffer(c *call) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := count(v); err != nil {
+	n, err := count(v)
+	if err != nil {
 		return nil, err
 	}
+	n = min(n, 1<<20)
 	return combine(c, func(up value.StreamSource) value.StreamSource {
-		return &bufferSource{stage{up, c.env}}
+		return &bufferSource{stage: stage{up, c.env}, n: n}
 	})
 }
 

@@ -273,6 +273,7 @@ func TestLiveCombinators(t *testing.T) {
 		{"merge-live-streams", live(time.Millisecond), []step{st("merge", live(time.Millisecond)), st("take", I(6)), st("collect"), st("len")}, "6", ""},
 		{"merge-live-is-unbounded", live(0), []step{st("merge", NewListStream("list", nil)), st("collect")}, "", "stream_unbounded"},
 		{"zip-live-with-bounded-is-bounded", live(0), []step{st("zip", NewListStream("list", Strs("a", "b").Items)), st("collect")}, `[[0, "a"], [1, "b"]]`, ""},
+		{"buffer-live-reads-ahead", live(0), []step{st("buffer", I(4)), st("take", I(3)), st("collect")}, "[0, 1, 2]", ""},
 		{"throttle-live-zero-keeps-all", live(0), []step{st("throttle", value.Duration(0)), st("take", I(3)), st("collect")}, "[0, 1, 2]", ""},
 		{"throttle-live-lets-items-through-after-the-window", live(time.Millisecond), []step{st("throttle", value.Duration(5*time.Millisecond)), st("take", I(2)), st("collect"), st("map", gt(0))}, "[false, true]", ""},
 		{"window-duration-live-closes-on-time", &value.Stream{Src: &burstSource{n: 3, gap: time.Millisecond}}, []step{st("window", value.Duration(30*time.Millisecond)), st("take", I(1)), st("collect")}, "[[0, 1, 2]]", ""},
