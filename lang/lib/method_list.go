@@ -52,6 +52,9 @@ func firstLast(fromEnd bool) method {
 			return nil, err
 		}
 		n = min(n, cl.n)
+		if n > maxMaterialise {
+			return nil, argErr("%s(%d) is too large to materialise", c.name, n)
+		}
 		if fromEnd {
 			return list(cl.slice(cl.n-n, cl.n)), nil
 		}
@@ -145,6 +148,9 @@ func collWhere(c *call) (value.Value, error) {
 		return nil, err
 	}
 	cl := recvColl(c)
+	if err := cl.checkMaterialise(); err != nil {
+		return nil, err
+	}
 	keep := make([]bool, cl.n)
 	kept := 0
 	for i := range keep {
@@ -418,6 +424,9 @@ func skipTake(take bool) method {
 		cl := recvColl(c)
 		n = min(n, cl.n)
 		if take {
+			if n > maxMaterialise {
+				return nil, argErr("take(%d) is too large to materialise", n)
+			}
 			return list(cl.slice(0, n)), nil
 		}
 		if err := cl.checkMaterialise(); err != nil {

@@ -167,6 +167,10 @@ func TestCollectionMethods(t *testing.T) {
 		{name: "range-collect", recv: value.Range{Start: 2, End: 4, Inclusive: true}, meth: "collect", want: "[2, 3, 4]"},
 		{name: "range-take-is-lazy", recv: value.Range{Start: 0, End: 1 << 62}, meth: "take", args: args(I(3)), want: "[0, 1, 2]"},
 		{name: "range-max", recv: value.Range{Start: 0, End: 1 << 62}, meth: "max", want: "4611686018427387903"},
+		{name: "range-where-huge-is-arg-error", recv: value.Range{Start: 0, End: 1 << 62}, meth: "where", args: args(even), err: "arg_error"},
+		{name: "range-take-huge-is-arg-error", recv: value.Range{Start: 0, End: 1 << 62}, meth: "take", args: args(I(1 << 40)), err: "arg_error"},
+		{name: "range-last-n-huge-is-arg-error", recv: value.Range{Start: 0, End: 1 << 62}, meth: "last", args: args(I(1 << 40)), err: "arg_error"},
+		{name: "range-find-is-lazy", recv: value.Range{Start: 0, End: 1 << 62}, meth: "find", args: args(gt(5)), want: "6"},
 		{name: "range-materialising-huge-is-arg-error", recv: value.Range{Start: 0, End: 1 << 62}, meth: "reverse", err: "arg_error"},
 	})
 }
