@@ -76,6 +76,7 @@ func (s *Server) session(key sessKey) (*session, error) {
 			OnExit:   ss.onExit,
 			Now:      s.opts.Now,
 			Content:  s.content,
+			Journal:  ss.journalPort,
 		},
 	})
 	s.sessions[key] = ss
