@@ -139,3 +139,32 @@ func stopKernel(t testing.TB, socket string) {
 	syscall.Kill(pid, syscall.SIGKILL)
 	t.Errorf("kernel %d ignored SIGTERM for 5 s", pid)
 }
+
+// rawCall attaches a fresh connection to the kernel on socket and makes
+// one call, returning the raw result (or error) frame.
+func rawCall(socket, method, params string) (string, error) {
+	c, err := net.DialTimeout("unix", socket, time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	frames := `{"jsonrpc":"2.0","id":1,"method":"session.attach","params":{}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"` + method + `","params":` + params + "}\n"
+	if _, err := c.Write([]byte(frames)); err != nil {
+		return "", err
+	}
+	r := bufio.NewReader(c)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return "", err
+		}
+		var resp struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(line, &resp) == nil && string(resp.ID) == "2" {
+			return string(line), nil
+		}
+	}
+}

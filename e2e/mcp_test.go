@@ -67,8 +67,8 @@ func text(res *mcp.CallToolResult) string {
 // raised errors as isError results.
 func TestMCPToolsScenario17(t *testing.T) {
 	sb := newSandbox(t)
-	cs := mcpClient(t, sb, nil, nil)
 	t.Cleanup(func() { stopKernel(t, sb.socket()) })
+	cs := mcpClient(t, sb, nil, nil)
 	if got := cs.InitializeResult().ProtocolVersion; got != "2025-06-18" {
 		t.Fatalf("protocol %q", got)
 	}
@@ -126,8 +126,8 @@ func TestMCPToolsScenario17(t *testing.T) {
 // Scenario 18: a 5000-line render is bounded and names where to fetch it.
 func TestMCPBoundedRenderScenario18(t *testing.T) {
 	sb := newSandbox(t)
-	cs := mcpClient(t, sb, nil, nil)
 	t.Cleanup(func() { stopKernel(t, sb.socket()) })
+	cs := mcpClient(t, sb, nil, nil)
 	res := callTool(t, cs, "shoal_exec", map[string]any{"src": `(1..=5000).map(i => "line number {i} of the long render")`})
 	if res.IsError {
 		t.Fatalf("exec: %s", text(res))
@@ -145,8 +145,8 @@ func TestMCPBoundedRenderScenario18(t *testing.T) {
 // Scenario 19: resources and templates, reading values by URI, live cwd.
 func TestMCPResourcesScenario19(t *testing.T) {
 	sb := newSandbox(t)
-	cs := mcpClient(t, sb, nil, nil)
 	t.Cleanup(func() { stopKernel(t, sb.socket()) })
+	cs := mcpClient(t, sb, nil, nil)
 	ctx := context.Background()
 	callTool(t, cs, "shoal_exec", map[string]any{"src": `{x: 42, s: "hi"}`})
 	lr, err := cs.ListResources(ctx, nil)
@@ -180,10 +180,12 @@ func TestMCPResourcesScenario19(t *testing.T) {
 	if err != nil || !strings.Contains(rr.Contents[0].Text, "/work/sub") {
 		t.Fatalf("cwd after cd: %+v %v", rr, err)
 	}
+	// The kernel's own error comes through [D33]. (go-sdk's client maps
+	// code -32004 to its internal "server closing" error and keeps only the
+	// message, so the message is what can be checked here.)
 	_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "shoal://out/999"})
-	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) || rpcErr.Code != -32004 {
-		t.Fatalf("unknown ref read: %v, want the kernel's -32004", err)
+	if err == nil || !strings.Contains(err.Error(), "unknown value ref") {
+		t.Fatalf("unknown ref read: %v, want the kernel's unknown value ref", err)
 	}
 }
 
@@ -192,10 +194,10 @@ func TestMCPResourcesScenario19(t *testing.T) {
 func TestMCPSubscriptionScenario20(t *testing.T) {
 	sb := newSandbox(t)
 	updates := make(chan *mcp.ResourceUpdatedNotificationParams, 16)
+	t.Cleanup(func() { stopKernel(t, sb.socket()) })
 	cs := mcpClient(t, sb, nil, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
 		updates <- r.Params
 	}})
-	t.Cleanup(func() { stopKernel(t, sb.socket()) })
 	ctx := context.Background()
 	res := callTool(t, cs, "shoal_exec", map[string]any{"src": "sleep 300ms; 7", "background": true})
 	task, _ := structured(t, res)["task"].(string)
@@ -234,8 +236,8 @@ func TestMCPSubscriptionScenario20(t *testing.T) {
 func TestMCPAutostartScenario24(t *testing.T) {
 	sb := newSandbox(t)
 	start := time.Now()
-	cs := mcpClient(t, sb, nil, nil)
 	t.Cleanup(func() { stopKernel(t, sb.socket()) })
+	cs := mcpClient(t, sb, nil, nil)
 	res := callTool(t, cs, "shoal_exec", map[string]any{"src": "40 + 2"})
 	if res.IsError || structured(t, res)["render"] != "42" {
 		t.Fatalf("first call: %s", text(res))
@@ -291,5 +293,53 @@ func TestMCPRacingAutostart(t *testing.T) {
 	res := callTool(t, sessions[1], "shoal_exec", map[string]any{"src": "shared + 1"})
 	if structured(t, res)["render"] != "100" {
 		t.Fatalf("binding not shared: %s", text(res))
+	}
+}
+
+// After the kernel restarts, the facade reconnects, re-attaches and
+// re-subscribes [D26]: tool calls work again and subscribed events flow.
+func TestMCPReconnectAfterKernelRestart(t *testing.T) {
+	sb := newSandbox(t)
+	t.Cleanup(func() { stopKernel(t, sb.socket()) })
+	updates := make(chan *mcp.ResourceUpdatedNotificationParams, 16)
+	cs := mcpClient(t, sb, nil, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+		updates <- r.Params
+	}})
+	callTool(t, cs, "shoal_exec", map[string]any{"src": "1"})
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "shoal://events/user.ping"}); err != nil {
+		t.Fatal(err)
+	}
+	old, err := kernelPid(sb.socket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopKernel(t, sb.socket())
+
+	// The next call autostarts a new kernel through the facade.
+	res := callTool(t, cs, "shoal_exec", map[string]any{"src": "6 * 7"})
+	if res.IsError || structured(t, res)["render"] != "42" {
+		t.Fatalf("call after restart: %s", text(res))
+	}
+	pid, err := kernelPid(sb.socket())
+	if err != nil || pid == old {
+		t.Fatalf("new kernel pid %d (old %d): %v", pid, old, err)
+	}
+	// The subscription comes back on its own; publish until it delivers.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := rawCall(sb.socket(), "events.publish", `{"channel":"user.ping","payload":{"n":1}}`); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case u := <-updates:
+			if u.URI != "shoal://events/user.ping" {
+				t.Fatalf("update for %s", u.URI)
+			}
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("subscription was not re-established after the kernel restart")
+		}
 	}
 }

@@ -33,10 +33,11 @@ func newBackend(opts *Options) *backend { return &backend{opts: opts} }
 // maxIdle bounds the connections kept for reuse.
 const maxIdle = 4
 
-// connect dials (or autostarts) and attaches one new connection.
-func (b *backend) connect(ctx context.Context, onEvent func(proto.Event)) (*client.Client, error) {
+// connect dials (or, with autostart, starts) a kernel and attaches one new
+// connection.
+func (b *backend) connect(ctx context.Context, onEvent func(proto.Event), autostart bool) (*client.Client, error) {
 	c, err := client.Activate(ctx, b.opts.Socket, &client.ActivateOptions{
-		NoAutostart: b.opts.NoAutostart,
+		NoAutostart: b.opts.NoAutostart || !autostart,
 		Executable:  b.opts.Executable,
 		Argv0:       b.opts.Argv0,
 		Client:      &client.Options{OnEvent: onEvent, Logger: b.opts.Logger},
@@ -75,7 +76,7 @@ func (b *backend) get(ctx context.Context) (*client.Client, error) {
 		return c, nil
 	}
 	b.mu.Unlock()
-	return b.connect(ctx, nil)
+	return b.connect(ctx, nil, true)
 }
 
 // put returns a connection to the pool (or closes it when the pool is full

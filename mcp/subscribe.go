@@ -84,8 +84,11 @@ func (s *Server) unsubscribe(ctx context.Context, req *jsonrpc.Request) (any, er
 }
 
 // connLocked returns the live subscription connection, dialing and
-// attaching a new one (and re-subscribing every channel) when needed.
-func (m *subscriptions) connLocked(ctx context.Context) (*client.Client, error) {
+// attaching a new one (and re-subscribing every channel) when needed. Only a
+// client request may autostart a kernel; the background reconnect after a
+// kernel went away only dials, so it never leaves a daemon behind a facade
+// that is shutting down.
+func (m *subscriptions) connLocked(ctx context.Context, autostart bool) (*client.Client, error) {
 	if m.conn != nil {
 		select {
 		case <-m.conn.Done():
@@ -94,7 +97,7 @@ func (m *subscriptions) connLocked(ctx context.Context) (*client.Client, error) 
 			return m.conn, nil
 		}
 	}
-	c, err := m.s.kernel.connect(ctx, m.deliver)
+	c, err := m.s.kernel.connect(ctx, m.deliver, autostart)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +141,7 @@ func (m *subscriptions) watch(c *client.Client) {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, err := m.connLocked(ctx)
+		_, err := m.connLocked(ctx, false)
 		cancel()
 		m.mu.Unlock()
 		if err == nil {
@@ -161,7 +164,7 @@ func (m *subscriptions) add(ctx context.Context, uri, ch string) error {
 	if dup {
 		return nil // idempotent
 	}
-	c, err := m.connLocked(ctx)
+	c, err := m.connLocked(ctx, true)
 	if err != nil {
 		return err
 	}
