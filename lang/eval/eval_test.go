@@ -161,3 +161,31 @@ func TestSecretPort(t *testing.T) {
 		t.Fatalf("secret in argv: %v", err)
 	}
 }
+
+// TestREPLFlow runs a session the way the REPL does: each line parsed with
+// the session's bindings, it/out defined between lines.
+func TestREPLFlow(t *testing.T) {
+	t.Parallel()
+	ev := New(&Options{Cwd: t.TempDir(), Interactive: true})
+	var outs []value.Value
+	for _, line := range []string{"let xs = [3, 1, 2]", "xs.sort()", ".first()", "it + out.len()", "fn double(n: int) { n * 2 }", "double 21"} {
+		prog, err := ev.Parse(line, true)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		v, err := ev.Run(t.Context(), prog, Stmt)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		outs = append(outs, v)
+		ev.Define("it", v)
+		ev.Define("out", &value.List{Items: append([]value.Value(nil), outs...)})
+	}
+	got := value.RenderInline(&value.List{Items: outs})
+	if got != "[null, [1, 2, 3], 1, 4, null, 42]" {
+		t.Fatalf("session values %s", got)
+	}
+	if !ev.Bound("xs") || ev.Bound("double") || !ev.commandBound("double") {
+		t.Fatal("binding kinds wrong")
+	}
+}
