@@ -3,6 +3,7 @@ package kernel_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/shoal-sh/shoal/kernel"
 	"github.com/shoal-sh/shoal/kernel/kerneltest"
@@ -107,5 +108,28 @@ func TestJournalQueryFiltersBeforeLimit(t *testing.T) {
 				t.Fatalf("all rows = %d, %v", len(all), err)
 			}
 		})
+	}
+}
+
+// A clean shutdown finishes the journal rows of the evaluations it cancels.
+func TestShutdownFinishesRows(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	k := newKernel(t, &kerneltest.Options{Kernel: &kernel.Options{StateDir: state}})
+	res, err := exec(t, k, proto.ExecParams{Src: ptr("sh { exec sleep 29.5 }"), Async: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, k, res.Task, proto.TaskRunning)
+	for deadline := time.Now().Add(10 * time.Second); findProc("sleep\x0029.5\x00") == 0; time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("never spawned")
+		}
+	}
+	k.Close()
+	k2 := newKernel(t, &kerneltest.Options{Kernel: &kernel.Options{StateDir: state}})
+	rows, err := k2.Client.JournalQuery(ctxT(t), proto.JournalQueryParams{})
+	if err != nil || len(rows) != 1 || rows[0].DurNs == nil || rows[0].OK == nil || *rows[0].OK {
+		t.Fatalf("row after shutdown = %+v, %v", rows, err)
 	}
 }

@@ -43,7 +43,8 @@ type Server struct {
 	nextClient int64
 	conns      map[*connState]struct{}
 	closed     bool
-	wg         sync.WaitGroup
+	wg         sync.WaitGroup // connection handlers
+	workers    sync.WaitGroup // session workers
 }
 
 // New builds a server from opts (nil means an ephemeral kernel).
@@ -196,5 +197,17 @@ func (s *Server) Close() error {
 	s.closePTYs()
 	s.cancel()
 	s.wg.Wait()
+	// Evaluations see their contexts cancelled; let them finish their journal rows before the
+	// journal closes, but never hang shutdown on an evaluator that ignores cancellation.
+	drained := make(chan struct{})
+	go func() { s.workers.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(workerDrain):
+		s.log.Warn("kernel: evaluations still running at shutdown")
+	}
 	return s.journal.Close()
 }
+
+// workerDrain bounds how long Close waits for running evaluations to return.
+const workerDrain = 10 * time.Second

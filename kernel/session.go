@@ -97,11 +97,13 @@ func (ss *session) submit(j *job) {
 	ss.running = true
 	ss.mu.Unlock()
 	if start {
+		ss.srv.workers.Add(1)
 		go ss.work()
 	}
 }
 
 func (ss *session) work() {
+	defer ss.srv.workers.Done()
 	for {
 		ss.mu.Lock()
 		if len(ss.queue) == 0 {
