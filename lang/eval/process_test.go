@@ -446,3 +446,24 @@ func TestCaptureIsBounded(t *testing.T) {
 		t.Fatalf("got %s, %v", got, err)
 	}
 }
+
+// TestEvaluatorsAreIsolated runs sessions concurrently: each sees only
+// its own cwd and environment, in builtins and in children.
+func TestEvaluatorsAreIsolated(t *testing.T) {
+	t.Parallel()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dir := t.TempDir()
+			os.Mkdir(filepath.Join(dir, "d"), 0o755)
+			ev := New(&Options{Cwd: dir, Env: []string{"PATH=" + os.Getenv("PATH"), "N=" + strconv.Itoa(i)}})
+			got, err := evalString(t, ev, "cd d\nenv.M = \"m\"\n[sh { pwd }.out == pwd.display(), sh { printf %s \"$N$M\" }.out]")
+			if err != nil || got != `[true, "`+strconv.Itoa(i)+`m"]` {
+				t.Errorf("session %d: %s, %v", i, got, err)
+			}
+		}()
+	}
+	wg.Wait()
+}
