@@ -187,9 +187,21 @@ func (b *bus) history(ctx context.Context, c *channel, since *uint64, v viewer) 
 // read serves events.read: events after since, the newest limit of them.
 func (b *bus) read(ctx context.Context, name string, since *uint64, limit *int, v viewer) ([]proto.Event, error) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	c := b.get(ctx, channelKey(name, v), name)
-	evs, err := b.history(ctx, c, since, v)
+	var (
+		evs []proto.Event
+		err error
+	)
+	if c.durable {
+		// Durable history is read from the journal without holding the bus: a long replay
+		// must not stall publishers. Events are persisted before they are visible, so the
+		// journal never lags what a reader could have seen.
+		b.mu.Unlock()
+		evs, err = b.history(ctx, c, since, v)
+	} else {
+		evs, err = b.history(ctx, c, since, v)
+		b.mu.Unlock()
+	}
 	if err != nil {
 		return nil, err
 	}
