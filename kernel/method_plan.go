@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/shoal-sh/shoal/kernel/jsonrpc"
@@ -115,7 +116,9 @@ func (s *Server) handleCapRequest(ctx context.Context, cs *connState, a *attachm
 	if err != nil {
 		return nil, err
 	}
-	if len(kinds) > 0 {
+	// opaque is the widest scope: approving what the kernel cannot see through approves
+	// whatever the program does, so it covers every kind.
+	if len(kinds) > 0 && !slices.Contains(kinds, string(leash.KindOpaque)) {
 		if unc := leash.Uncovered(pl.d.effects, kinds); len(unc) > 0 {
 			names := make([]string, len(unc))
 			for i, k := range unc {

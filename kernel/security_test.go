@@ -265,9 +265,13 @@ func TestScenario10ApprovalFlow(t *testing.T) {
 	if partial.Grant != "approval_pending" || !slices.Contains(partial.UncoveredEffects, "opaque") || slices.Contains(partial.UncoveredEffects, "fs_write") || partial.Why == "" {
 		t.Fatalf("partial cap.request = %+v", partial)
 	}
-	full := mustCall[proto.CapRequestResult](t, lead, proto.MethodCapRequest, map[string]any{"plan_ref": pl.PlanRef,
-		"effects": []any{"opaque", map[string]string{"kind": "proc.spawn"}}})
-	if full.Grant != "approved" || full.Enforced == nil || len(full.GrantedEffects) != 2 {
+	if p := mustCall[proto.CapRequestResult](t, lead, proto.MethodCapRequest, map[string]any{"plan_ref": pl.PlanRef,
+		"effects": []any{map[string]string{"kind": "proc.spawn"}}}); p.Grant != "approval_pending" || !slices.Equal(p.UncoveredEffects, []string{"opaque"}) {
+		t.Fatalf("proc_spawn scope = %+v", p)
+	}
+	// opaque covers whatever the program does.
+	full := mustCall[proto.CapRequestResult](t, lead, proto.MethodCapRequest, map[string]any{"plan_ref": pl.PlanRef, "effects": []string{"opaque"}})
+	if full.Grant != "approved" || full.Enforced == nil || len(full.GrantedEffects) != 1 {
 		t.Fatalf("cap.request = %+v", full)
 	}
 	got := mustCall[proto.PlanGetResult](t, a, proto.MethodPlanGet, proto.PlanGetParams{PlanRef: pl.PlanRef})
@@ -680,4 +684,67 @@ auto_apply = "in-grant"
 			}
 		})
 	}
+}
+
+// Nested evaluators (scripts run with run(), background tasks) share the session's host, so
+// their children are confined too [D17].
+func TestConfinementInherited(t *testing.T) {
+	t.Parallel()
+	if sandbox.New(nil).ABI() < 1 {
+		t.Skip("needs landlock")
+	}
+	sk := newSecKernel(t, `
+[principal."agent:box"]
+fs.read = ["/usr/**", "/bin/**", "/lib/**", "/lib64/**", "/etc/**", "{CWD}/**"]
+fs.write = ["{CWD}/**"]
+opaque = "allow"
+auto_apply = "in-grant"
+`, nil)
+	c, _ := sk.agent("agent:box", "s")
+	viaScript, viaTask := filepath.Join(sk.home, "script"), filepath.Join(sk.home, "task")
+	script := fmt.Sprintf("sh { echo x > %s }\n", viaScript)
+	if err := os.WriteFile(filepath.Join(sk.cwd, "nested.shl"), []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := execOn(t, c, proto.ExecParams{Src: ptr(`run("nested.shl")`)})
+	if e := wantCode(t, err, proto.CodeRaised); !strings.Contains(string(e.Data), "ermission denied") {
+		t.Errorf("script: %s %s", e.Message, e.Data)
+	}
+	h, err := execOn(t, c, proto.ExecParams{Src: ptr(fmt.Sprintf("sh { echo x > %s }", viaTask)), Async: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := c.TaskAwait(ctxT(t), h.Task, nil); err != nil || rec.State != proto.TaskFailed {
+		t.Errorf("task = %+v, %v", rec, err)
+	}
+	for _, p := range []string{viaScript, viaTask} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written by a confined child", p)
+		}
+	}
+}
+
+// A hermetic principal's spawns are refused when the host cannot enforce its sandbox.
+func TestHermeticRefusesUnenforceable(t *testing.T) {
+	t.Parallel()
+	sk := newSecKernel(t, `
+[principal."agent:h"]
+fs.read = ["/usr/**", "{CWD}/**"]
+fs.write = ["{CWD}/**"]
+opaque = "allow"
+auto_apply = "in-grant"
+hermetic = true
+`, &sandbox.Options{DisableLandlock: true})
+	c, a := sk.agent("agent:h", "s")
+	if a.CapsEnforced {
+		t.Fatalf("attach = %+v", a.Caps)
+	}
+	_, err := execOn(t, c, proto.ExecParams{Src: ptr("sh { true }")})
+	if e := wantCode(t, err, proto.CodeRaised); obj(t, e.Data)["code"] != "permission" {
+		t.Errorf("hermetic spawn data = %s", e.Data)
+	}
+	_, err = call[proto.PTYOpenResult](t, c, proto.MethodPTYOpen, proto.PTYOpenParams{Cmd: "sh"})
+	wantCode(t, err, proto.CodePTYSpawnFailed)
+	// Nothing to spawn, nothing refused.
+	mustExecOn(t, c, "1 + 2")
 }
