@@ -83,7 +83,7 @@ func (cs *connState) lastIt(sess *session) int {
 	return cs.it[sess]
 }
 
-var errNotAttached = jsonrpc.Errorf(proto.CodeNotAttached, proto.MsgNotAttached)
+func errNotAttached() error { return jsonrpc.Errorf(proto.CodeNotAttached, proto.MsgNotAttached) }
 
 // open registers a handler that works without attachment.
 func open[P, R any](r *jsonrpc.Router, method string, f func(ctx context.Context, cs *connState, p P) (R, error)) {
@@ -101,7 +101,7 @@ func attached[P, R any](r *jsonrpc.Router, method string, f func(ctx context.Con
 	})
 	r.Register(method, jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		if cs := connOf(ctx); cs == nil || cs.attachment() == nil {
-			return nil, errNotAttached
+			return nil, errNotAttached()
 		}
 		return typed.Handle(ctx, req)
 	}))

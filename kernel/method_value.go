@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/shoal-sh/shoal/kernel/jsonrpc"
 	"github.com/shoal-sh/shoal/kernel/proto"
@@ -217,5 +216,3 @@ func (s *Server) handleStreamPull(ctx context.Context, cs *connState, a *attachm
 	}
 	return res, nil
 }
-
-var _ = utf8.RuneError
