@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/shoal-sh/shoal/kernel/proto"
 	"github.com/shoal-sh/shoal/tokens"
 )
 
@@ -45,6 +46,7 @@ type PolicyInfo struct {
 	Filesystem      bool
 	Network         bool
 	SpawnExec       bool
+	Sandbox         *proto.SandboxStatus // the host's report for this principal; nil if unknown
 }
 
 // TokenAuthenticator verifies secrets against a tokens.json file, re-reading it when it

@@ -72,7 +72,8 @@ func envValue(env []string, name string) string {
 func (lp *leashPolicy) Describe(id Identity) PolicyInfo {
 	c := lp.sb.AttachCaps(lp.pol, id.Principal, lp.home)
 	return PolicyInfo{Enforced: c.Enforced, Tier: c.Tier, Opaque: c.Opaque, PolicyPrincipal: c.PolicyPrincipal,
-		Filesystem: c.Enforcement.Filesystem, Network: c.Enforcement.Network, SpawnExec: c.Enforcement.SpawnExec}
+		Filesystem: c.Enforcement.Filesystem, Network: c.Enforcement.Network, SpawnExec: c.Enforcement.SpawnExec,
+		Sandbox: wireStatus(c.Status)}
 }
 
 // Allows judges a payload-free effect of kind.
@@ -220,7 +221,10 @@ func (s *Server) sandboxStatus(principal string) *proto.SandboxStatus {
 	if s.lp == nil {
 		return nil
 	}
-	st := s.lp.sb.Status(s.lp.spec(principal))
+	return wireStatus(s.lp.sb.Status(s.lp.spec(principal)))
+}
+
+func wireStatus(st sandbox.Status) *proto.SandboxStatus {
 	return &proto.SandboxStatus{AvailableTier: st.AvailableTier, ActiveTier: st.ActiveTier, Enforced: st.Enforced,
 		FilesystemEnforced: st.FilesystemEnforced, NetworkEnforced: st.NetworkEnforced,
 		SpawnExecEnforced: st.SpawnExecEnforced, LandlockABI: st.LandlockABI, Detail: st.Detail}

@@ -35,6 +35,9 @@ type Caps struct {
 	Opaque            string      `json:"opaque"`
 	TokenCapsEnforced bool        `json:"token_caps_enforced"`
 	Enforcement       Enforcement `json:"enforcement"`
+	// Sandbox is the full enforcement report behind Enforcement (Go addition), nil when the
+	// kernel cannot tell.
+	Sandbox *SandboxStatus `json:"sandbox,omitempty"`
 }
 
 // ElideDefaults are the elision budgets the kernel applies when a call sets none.
