@@ -182,6 +182,12 @@ func (e *Evaluator) Eval(ctx context.Context, src string) (value.Value, error) {
 	return e.Run(ctx, prog, Stmt)
 }
 
+// Close ends the session: every background task (spawn, `cmd &`, on) is
+// cancelled and its processes are killed. Close does not wait for them.
+func (e *Evaluator) Close() {
+	e.sess.close()
+}
+
 // Define binds name to v in the session's root scope (args, script, it,
 // out). A later Parse treats name as value-bound.
 func (e *Evaluator) Define(name string, v value.Value) {

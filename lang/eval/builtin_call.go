@@ -214,7 +214,7 @@ func (t *thread) retry(pos []value.Value, named []lib.Named) (value.Value, error
 			}
 			return v, nil
 		}
-		if _, ok := catchable(err); !ok {
+		if _, ok := t.catchable(err); !ok {
 			return nil, err
 		}
 		last = err
@@ -262,7 +262,7 @@ func (t *thread) parallel(pos []value.Value, named []lib.Named) (value.Value, er
 		if err == nil {
 			continue
 		}
-		d, ok := catchable(err)
+		d, ok := t.catchable(err)
 		if !settle || !ok {
 			return nil, err
 		}

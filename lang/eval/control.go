@@ -194,13 +194,18 @@ func (t *thread) body(sc *scope, x syntax.Expr, used bool) (value.Value, error) 
 
 // catchable reports whether err is a language error that try/catch may
 // handle (unwinding signals and cancellation pass through).
-func catchable(err error) (*diag.Error, bool) {
+func (t *thread) catchable(err error) (*diag.Error, bool) {
 	switch err.(type) {
 	case *ctrl, *exitSignal:
 		return nil, false
 	}
 	d := diag.As(err)
-	if d == nil || d.Code == diag.Cancelled {
+	if d == nil {
+		return nil, false
+	}
+	// Cancellation of this thread must unwind; a cancelled error from
+	// elsewhere (an awaited task) is an ordinary error.
+	if d.Code == diag.Cancelled && t.ctx.Err() != nil {
 		return nil, false
 	}
 	return d, true
@@ -211,7 +216,7 @@ func (t *thread) tryExpr(sc *scope, n *syntax.Try, used bool) (value.Value, erro
 	if err == nil {
 		return v, nil
 	}
-	d, ok := catchable(err)
+	d, ok := t.catchable(err)
 	if !ok {
 		return nil, err
 	}
@@ -227,7 +232,7 @@ func (t *thread) catchExpr(sc *scope, n *syntax.Catch) (value.Value, error) {
 	if err == nil {
 		return v, nil
 	}
-	d, ok := catchable(err)
+	d, ok := t.catchable(err)
 	if !ok {
 		return nil, err
 	}

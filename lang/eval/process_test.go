@@ -467,3 +467,26 @@ func TestEvaluatorsAreIsolated(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestTasksOutliveTheirStatement checks that a task keeps running after
+// the Run that spawned it returns (and its context ends), and that Close
+// stops it.
+func TestTasksOutliveTheirStatement(t *testing.T) {
+	t.Parallel()
+	ev, dir := newTestEval(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	if _, err := ev.Eval(ctx, "let k = spawn { sleep 200ms\n\"ok\".save(\"marker\") }\nlet long = (sh -c 'sleep 60' &)"); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	got, err := evalString(t, ev, "k.await()\npath(\"marker\").read()")
+	if err != nil || got != `"ok"` {
+		t.Fatalf("task after its statement: %s, %v", got, err)
+	}
+	ev.Close()
+	got, err = evalString(t, ev, "long.await() catch e { e.code }")
+	if err != nil || got != `"cancelled"` {
+		t.Fatalf("after Close: %s, %v", got, err)
+	}
+	_ = dir
+}

@@ -19,6 +19,10 @@ import (
 // session is per-evaluator state that is not lexical: tasks, channels,
 // the module cache and the trash.
 type session struct {
+	// ctx lives as long as the session; closing it ends every task.
+	ctx   context.Context
+	close context.CancelFunc
+
 	mu       sync.Mutex
 	nextTask int64
 	tasks    []*taskImpl
@@ -30,7 +34,9 @@ type session struct {
 }
 
 func newSession() *session {
-	return &session{channels: map[string]*channel{}, modules: map[string]*value.Record{}, loading: map[string]bool{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &session{ctx: ctx, close: cancel,
+		channels: map[string]*channel{}, modules: map[string]*value.Record{}, loading: map[string]bool{}}
 }
 
 // trash moves p into the session's trash directory and returns where.
@@ -157,11 +163,14 @@ func (t *thread) spawn(sc *scope, body *syntax.Block) (value.Value, error) {
 	}, "spawn")
 }
 
-// spawnFunc starts f on a new thread and returns its task. The task's
-// context is detached from the statement that spawned it but still ends
-// with the thread's context.
+// spawnFunc starts f on a new thread and returns its task. A task belongs
+// to the session, not to the statement that spawned it: its context keeps
+// the spawning context's values (hosts use them to attribute processes)
+// but not its cancellation, and ends with task.cancel() or
+// Evaluator.Close.
 func (t *thread) spawnFunc(f func(ct *thread) (value.Value, error), desc string) (value.Value, error) {
-	ctx, cancel := context.WithCancel(t.ctx)
+	ctx, cancel := context.WithCancel(context.WithoutCancel(t.ctx))
+	stop := context.AfterFunc(t.e.sess.ctx, cancel)
 	s := t.e.sess
 	s.mu.Lock()
 	s.nextTask++
@@ -171,6 +180,7 @@ func (t *thread) spawnFunc(f func(ct *thread) (value.Value, error), desc string)
 	ct := &thread{e: t.e, ctx: ctx, depth: t.depth, inFn: t.inFn, task: k}
 	go func() {
 		defer close(k.done)
+		defer stop()
 		defer cancel()
 		defer func() {
 			// A task runs on its own goroutine: a panic there would end
