@@ -171,9 +171,12 @@ func (s *Server) marshalAST(prog *syntax.Program) json.RawMessage {
 	return b
 }
 
-// keywords of the language, offered by complete.
-var keywords = []string{"alias", "and", "break", "catch", "continue", "else", "export", "false", "fn", "for",
-	"if", "in", "let", "match", "not", "null", "or", "return", "spawn", "true", "try", "use", "var", "while", "with"}
+// keywords are the language's reserved words plus its literal names, offered by complete.
+// lang/syntax keeps the authoritative set unexported; this mirrors it until it is exported.
+func keywords() []string {
+	return []string{"alias", "break", "catch", "continue", "else", "export", "false", "fn", "for", "if",
+		"in", "let", "match", "null", "return", "spawn", "true", "try", "use", "var", "while", "with"}
+}
 
 // handleComplete offers words that start with the identifier fragment left of the cursor:
 // keywords plus names declared earlier by let/var/fn/alias. The cursor is a byte offset,
@@ -204,7 +207,7 @@ func (s *Server) handleComplete(ctx context.Context, cs *connState, p proto.Comp
 			out = append(out, w)
 		}
 	}
-	for _, k := range keywords {
+	for _, k := range keywords() {
 		add(k)
 	}
 	for _, n := range declared(left[:start]) {
