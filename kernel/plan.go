@@ -1,11 +1,13 @@
 package kernel
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,13 +59,27 @@ func newPlanRef() string {
 	return "plan:" + hex.EncodeToString(b[:])
 }
 
-// add stores p, first dropping expired plans.
+// maxPlans bounds the live plans of one principal; past it the oldest are dropped, so a
+// client cannot grow the kernel's memory by planning in a loop.
+const maxPlans = 1024
+
+// add stores p, first dropping expired plans and, past maxPlans, the owner's oldest.
 func (ps *planStore) add(p *plan) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	var mine []*plan
 	for ref, o := range ps.plans {
-		if o.expiresNs <= p.createdNs {
+		switch {
+		case o.expiresNs <= p.createdNs:
 			delete(ps.plans, ref)
+		case o.own.principal == p.own.principal:
+			mine = append(mine, o)
+		}
+	}
+	if extra := len(mine) + 1 - maxPlans; extra > 0 {
+		slices.SortFunc(mine, byCreation)
+		for _, o := range mine[:extra] {
+			delete(ps.plans, o.ref)
 		}
 	}
 	ps.plans[p.ref] = p
@@ -123,23 +139,15 @@ func (ps *planStore) list(own owner, now int64) []*plan {
 			out = append(out, p)
 		}
 	}
-	slices.SortFunc(out, func(a, b *plan) int {
-		if a.createdNs != b.createdNs {
-			return int(a.createdNs - b.createdNs)
-		}
-		return cmpStr(a.ref, b.ref)
-	})
+	slices.SortFunc(out, byCreation)
 	return out
 }
 
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+func byCreation(a, b *plan) int {
+	if c := cmp.Compare(a.createdNs, b.createdNs); c != 0 {
+		return c
 	}
-	return 0
+	return strings.Compare(a.ref, b.ref)
 }
 
 func (s *Server) nowNs() int64 { return s.opts.now().UnixNano() }
