@@ -245,6 +245,9 @@ func (t *thread) parallel(pos []value.Value, named []lib.Named) (value.Value, er
 	errs := make([]error, len(thunks))
 	var wg sync.WaitGroup
 	for i, th := range thunks {
+		// Thunks run at the same time: each gets its own copy of the
+		// scope it captured, so they cannot race on shared bindings.
+		th := t.e.isolate(th)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

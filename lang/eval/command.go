@@ -55,7 +55,8 @@ func (t *thread) command(sc *scope, n *syntax.Command, stmtPos bool) (value.Valu
 	if n.Background {
 		fg := *n
 		fg.Background = false
-		return t.spawnFunc(func(ct *thread) (value.Value, error) { return ct.command(sc, &fg, false) }, n.HeadName())
+		snap := t.e.snapshot(sc)
+		return t.spawnFunc(func(ct *thread) (value.Value, error) { return ct.command(snap, &fg, false) }, n.HeadName())
 	}
 	opts := &cmdOpts{stmtPos: stmtPos, caret: n.Caret, span: n.Span(), scope: sc}
 	for _, ea := range n.Env {

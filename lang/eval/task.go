@@ -158,9 +158,82 @@ func (k *taskImpl) Suspended() bool {
 }
 
 func (t *thread) spawn(sc *scope, body *syntax.Block) (value.Value, error) {
+	snap := t.e.snapshot(sc)
 	return t.spawnFunc(func(ct *thread) (value.Value, error) {
-		return ct.stmts(newScope(sc), body.Stmts, true)
+		return ct.stmts(newScope(snap), body.Stmts, true)
 	}, "spawn")
+}
+
+// snapshot copies the scope chain from sc up to the root, so a task never
+// shares mutable bindings with the thread that spawned it (§6.8: spawn
+// runs on a copy of the scope); tasks talk through channels. Closures and
+// aliases bound in the chain are re-pointed at the copies, so recursive
+// functions keep working inside the task.
+func (e *Evaluator) snapshot(sc *scope) *scope {
+	var chain []*scope
+	for s := sc; s != nil; s = s.parent {
+		chain = append(chain, s)
+	}
+	m := make(map[*scope]*scope, len(chain))
+	e.mu.Lock() // root declarations happen under e.mu
+	for i := len(chain) - 1; i >= 0; i-- {
+		s := chain[i]
+		c := &scope{exports: s.exports, vars: append([]binding(nil), s.vars...)}
+		if i < len(chain)-1 {
+			c.parent = m[chain[i+1]]
+		}
+		m[s] = c
+	}
+	e.mu.Unlock()
+	for _, c := range m {
+		for j := range c.vars {
+			c.vars[j].val = rebind(c.vars[j].val, m)
+		}
+	}
+	return m[sc]
+}
+
+// rebind returns v with its captured scope replaced by its copy in m.
+func rebind(v value.Value, m map[*scope]*scope) value.Value {
+	switch x := v.(type) {
+	case *value.Closure:
+		if impl, ok := x.Impl.(*closureImpl); ok {
+			if ns, ok := m[impl.sc]; ok {
+				ni := *impl
+				ni.sc = ns
+				nc := *x
+				nc.Impl = &ni
+				return &nc
+			}
+		}
+	case *value.Command:
+		if a, ok := x.Impl.(*aliasImpl); ok {
+			if ns, ok := m[a.sc]; ok {
+				nc := *x
+				nc.Impl = &aliasImpl{cmd: a.cmd, sc: ns}
+				return &nc
+			}
+		}
+	}
+	return v
+}
+
+// isolate gives a callable that will run on another goroutine its own
+// copy of the scope it captured.
+func (e *Evaluator) isolate(fn value.Value) value.Value {
+	switch x := fn.(type) {
+	case *value.Closure:
+		if impl, ok := x.Impl.(*closureImpl); ok && impl.sc != nil {
+			snap := e.snapshot(impl.sc)
+			return rebind(fn, map[*scope]*scope{impl.sc: snap})
+		}
+	case *value.Command:
+		if a, ok := x.Impl.(*aliasImpl); ok && a.sc != nil {
+			snap := e.snapshot(a.sc)
+			return rebind(fn, map[*scope]*scope{a.sc: snap})
+		}
+	}
+	return fn
 }
 
 // spawnFunc starts f on a new thread and returns its task. A task belongs
@@ -415,6 +488,7 @@ func (s *eventSource) Bounded() bool { return false }
 
 // on spawns a task calling handler for each future event.
 func (t *thread) on(name string, handler value.Value) (value.Value, error) {
+	handler = t.e.isolate(handler)
 	c := t.e.sess.channel(name)
 	sub, unsub := c.subscribe()
 	return t.spawnFunc(func(ct *thread) (value.Value, error) {
