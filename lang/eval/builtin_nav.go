@@ -223,8 +223,10 @@ func (e *Evaluator) chdir(p string) error {
 		p = r
 	}
 	e.mu.Lock()
-	e.oldpwd, e.cwd = e.cwd, p
+	old := e.cwd
+	e.oldpwd, e.cwd = old, p
 	e.mu.Unlock()
+	e.setenv("OLDPWD", old)
 	e.setenv("PWD", p)
 	return nil
 }
@@ -255,8 +257,10 @@ func (t *thread) navigate(head string, b *bargs) (value.Value, error) {
 			}
 			// cd - restores the exact previous path, without resolving it.
 			e.mu.Lock()
-			e.oldpwd, e.cwd = e.cwd, old
+			prev := e.cwd
+			e.oldpwd, e.cwd = prev, old
 			e.mu.Unlock()
+			e.setenv("OLDPWD", prev)
 			e.setenv("PWD", old)
 			return value.Path{P: old}, nil
 		}
