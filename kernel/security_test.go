@@ -634,10 +634,11 @@ func BenchmarkAttach1000Tokens(b *testing.B) {
 	}
 }
 
-// BenchmarkExecSh compares `sh { true }` through the evaluator for an unconfined principal
-// and for one confined by Landlock (filesystem and TCP ports).
+// BenchmarkExecSh compares `sh { true }` through the evaluator for an unconfined principal,
+// one confined by Landlock (filesystem and TCP ports) and one that is also pinned (the
+// binary is hashed for the verdict and again, as the executed descriptor, by the spawn).
 func BenchmarkExecSh(b *testing.B) {
-	for _, tc := range []struct{ name, principal string }{{"unconfined", "local"}, {"confined", "agent:box"}} {
+	for _, tc := range []struct{ name, principal string }{{"unconfined", "local"}, {"confined", "agent:box"}, {"pinned", "agent:pin"}} {
 		b.Run(tc.name, func(b *testing.B) {
 			dir := b.TempDir()
 			policy := filepath.Join(dir, "p.toml")
@@ -655,6 +656,14 @@ auto_apply = "in-grant"
 fs.read = ["/usr/**", "/bin/**", "/lib/**", "/lib64/**", "/etc/**", "%[2]s/**"]
 fs.write = ["%[2]s/**"]
 net_connect = ["127.0.0.1:9"]
+opaque = "allow"
+auto_apply = "in-grant"
+
+[principal."agent:pin"]
+fs.read = ["/usr/**", "/bin/**", "/lib/**", "/lib64/**", "/etc/**", "%[2]s/**"]
+fs.write = ["%[2]s/**"]
+net_connect = ["127.0.0.1:9"]
+proc_spawn = ["sh"]
 opaque = "allow"
 auto_apply = "in-grant"
 `, os.Geteuid(), dir)
