@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"io"
 	"regexp"
 
 	"github.com/shoal-sh/shoal/lang/diag"
@@ -89,12 +90,23 @@ func (e *Evaluator) runProgram(ctx context.Context, prog *syntax.Program, pos Po
 // stdout, or a captured chain result) to Stdout once, and remembers it so
 // Streamed tells hosts not to print it again.
 func (e *Evaluator) show(v value.Value) {
-	if o, ok := v.(*value.Outcome); ok && !e.Streamed(o) {
+	o, ok := v.(*value.Outcome)
+	if !ok || e.Streamed(o) {
+		return
+	}
+	switch o.Out.(type) {
+	case *value.Table, *value.List, *value.Record:
+		// A structured builtin result (ls, stat, rm…) is shown the way a
+		// person reads it: aligned columns / key-value lines.
+		if text := value.RenderBlock(o.Out, 0); text != "" {
+			io.WriteString(e.opts.Stdout, text+"\n")
+		}
+	default:
 		if len(o.Stdout) > 0 {
 			e.opts.Stdout.Write(o.Stdout)
 		}
-		e.markStreamed(o)
 	}
+	e.markStreamed(o)
 }
 
 // topError converts unwinding signals that escaped to the top level.

@@ -490,3 +490,18 @@ func TestTasksOutliveTheirStatement(t *testing.T) {
 	}
 	_ = dir
 }
+
+func TestStructuredStatementOutputIsBlockRendered(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x"), 0o644)
+	ev := New(&Options{Cwd: dir, Stdout: &out})
+	if _, err := ev.Eval(t.Context(), "ls\n1"); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "name") || !strings.Contains(lines[1], "a.txt") {
+		t.Fatalf("ls output %q", out.String())
+	}
+}
