@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -756,4 +757,53 @@ hermetic = true
 	wantCode(t, err, proto.CodePTYSpawnFailed)
 	// Nothing to spawn, nothing refused.
 	mustExecOn(t, c, "1 + 2")
+}
+
+// net_listen grants become Landlock bind rules: only the listed port can be bound.
+func TestConfinedListen(t *testing.T) {
+	t.Parallel()
+	if sandbox.New(nil).ABI() < 4 {
+		t.Skip("needs landlock ABI >= 4")
+	}
+	if _, err := osexec.LookPath("python3"); err != nil {
+		t.Skip("needs python3")
+	}
+	free := func() int {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		return ln.Addr().(*net.TCPAddr).Port
+	}
+	okPort, badPort := free(), free()
+	sk := newSecKernel(t, fmt.Sprintf(`
+[principal."agent:srv"]
+fs.read = ["/**"]
+fs.write = ["/**"]
+fs.delete = ["/**"]
+net_connect = ["*:*"]
+net_listen = [%d]
+opaque = "allow"
+auto_apply = "in-grant"
+`, okPort), nil)
+	c, a := sk.agent("agent:srv", "s")
+	if !a.Caps.Enforcement.Network || a.Caps.Enforcement.Filesystem {
+		t.Fatalf("caps = %+v", a.Caps)
+	}
+	bind := func(port int) string {
+		t.Helper()
+		src := fmt.Sprintf("python3 { import socket\ns = socket.socket()\ntry:\n    s.bind((\"127.0.0.1\", %d)); print(\"bound\")\nexcept OSError as e:\n    print(\"refused\", e)\n}", port)
+		res, err := execOn(t, c, proto.ExecParams{Src: &src, Position: proto.PositionValue})
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		return *res.Render
+	}
+	if r := bind(okPort); !strings.Contains(r, "bound") {
+		t.Errorf("granted port: %q", r)
+	}
+	if r := bind(badPort); !strings.Contains(r, "refused") {
+		t.Errorf("ungranted port: %q", r)
+	}
 }
