@@ -1,8 +1,3 @@
-// Package eval is Shoal's evaluator: scopes, calls, control flow, commands
-// and processes, the builtin command catalogue and the host ports through
-// which the language reaches the world. It imports lang/syntax, lang/value,
-// lang/lib and lang/diag only; the kernel and the CLI build an Evaluator
-// with [New] and plug sandboxing, journaling and policy in through [Host].
 package eval
 
 import (
