@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -187,5 +189,31 @@ func TestREPLFlow(t *testing.T) {
 	}
 	if !ev.Bound("xs") || ev.Bound("double") || !ev.commandBound("double") {
 		t.Fatal("binding kinds wrong")
+	}
+}
+
+func TestGlobs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, f := range []string{"a.txt", "b.txt", ".hidden.txt", "sub/c.txt", "sub/deep/d.txt", "sub/.e.txt"} {
+		p := filepath.Join(dir, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, nil, 0o644)
+	}
+	os.Symlink(dir, filepath.Join(dir, "sub", "loop")) // a cycle ** must not follow
+	ev := New(&Options{Cwd: dir})
+	cases := []struct{ src, want string }{
+		{`glob("*.txt").expand()`, `[a.txt, b.txt]`},
+		{`glob(".*.txt").expand()`, `[.hidden.txt]`},
+		{`glob("**/*.txt").expand()`, `[a.txt, b.txt, sub/c.txt, sub/deep/d.txt]`},
+		{`glob("*.txt", hidden: true).len()`, `3`},
+		{`glob("sub/*/d.txt").expand()`, `[sub/deep/d.txt]`},
+		{`glob("nope*").expand()`, `[]`},
+	}
+	for _, tc := range cases {
+		got, err := evalString(t, ev, tc.src)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: got %s, %v; want %s", tc.src, got, err, tc.want)
+		}
 	}
 }

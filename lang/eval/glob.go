@@ -69,7 +69,9 @@ func globWalk(dir string, comps []string, prefix string, hidden bool, emit func(
 			if !hidden && strings.HasPrefix(de.Name(), ".") {
 				continue
 			}
-			if isDirEntryDir(dir, de) {
+			// ** does not descend through symlinks (as bash's globstar),
+			// so a link cycle cannot make the walk explode.
+			if de.IsDir() {
 				globWalk(filepath.Join(dir, de.Name()), comps, join(de.Name())+"/", hidden, emit)
 			}
 		}
