@@ -19,9 +19,11 @@ import (
 type Options struct {
 	Cwd         string   // session cwd; the process cwd is never changed
 	Env         []string // initial environment, KEY=VALUE
-	Interactive bool     // REPL semantics: Reef resolves instead of reef_unlocked, pick allowed
-	// Stdout receives bare statement-command output; Stderr receives
-	// warnings (glob "no matches") and script echo. nil discards.
+	Interactive bool     // REPL semantics: Reef resolves instead of reef_unlocked; Host.Terminal is used
+	// Stdout receives the output of statement-position commands (externals
+	// live as they write, builtins once they finish); Stderr receives
+	// warnings such as a glob's "no matches". nil discards. Writes are
+	// serialised, since background tasks print too.
 	Stdout, Stderr io.Writer
 	Host           *Host         // OS ports; nil or nil fields mean the real OS
 	Config         *value.Record // config namespace snapshot; nil means config.all() == {}
@@ -265,9 +267,9 @@ func (e *Evaluator) runGuarded(ctx context.Context, prog *syntax.Program, pos Po
 	return e.runProgram(ctx, prog, pos)
 }
 
-// Streamed reports whether v is a command outcome whose stdout was
-// already written live to Options.Stdout (a statement-position external),
-// so a host rendering the final value should not print its output again.
+// Streamed reports whether v is a command outcome whose output was
+// already written to Options.Stdout (a statement-position command), so a
+// host rendering the final value of Run should not print it again.
 func (e *Evaluator) Streamed(v value.Value) bool {
 	o, ok := v.(*value.Outcome)
 	if !ok {
