@@ -53,6 +53,11 @@ type channel struct {
 	ring    []ringEvent // circular once full
 	start   int         // index of the oldest event when full
 	subs    map[*subscription]struct{}
+
+	// mu guards next, ring, start and subs. Each channel has its own lock so publishers of
+	// different channels (a journal and a transcript event of one exec) persist concurrently
+	// and share a journal commit.
+	mu sync.Mutex
 }
 
 type bus struct {
@@ -60,7 +65,7 @@ type bus struct {
 	journal Journal
 	now     func() int64
 
-	mu    sync.Mutex
+	mu    sync.Mutex // guards chans only
 	chans map[string]*channel
 }
 
@@ -81,9 +86,10 @@ func channelKey(name string, v viewer) string {
 	return name
 }
 
-// get returns the channel, creating it (and loading a durable channel's next seq). Callers
-// hold b.mu.
+// get returns the channel, creating it (and loading a durable channel's next seq).
 func (b *bus) get(ctx context.Context, key, name string) *channel {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	c := b.chans[key]
 	if c != nil {
 		return c
@@ -122,9 +128,9 @@ func (b *bus) publish(ctx context.Context, name string, o owner, payload json.Ra
 	if strings.HasPrefix(name, "user.") {
 		key = channelKey(name, viewer{principal: o.principal, session: o.session})
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	c := b.get(ctx, key, name)
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	ev := proto.Event{Channel: name, Seq: c.next, Ts: b.now(), Payload: payload}
 	c.next++
 	if c.durable {
@@ -150,7 +156,7 @@ func (b *bus) publish(ctx context.Context, name string, o owner, payload json.Ra
 	return ev
 }
 
-// ringSince returns the visible ring events with seq > since (all when nil). Callers hold b.mu.
+// ringSince returns the visible ring events with seq > since (all when nil). Callers hold c.mu.
 func (c *channel) ringSince(since *uint64, v viewer) []proto.Event {
 	var out []proto.Event
 	for i := range c.ring {
@@ -166,7 +172,7 @@ func (c *channel) ringSince(since *uint64, v viewer) []proto.Event {
 }
 
 // history returns the visible events after since: durable channels from the journal, others
-// from the ring. Callers hold b.mu.
+// from the ring. For ring channels callers hold c.mu.
 func (b *bus) history(ctx context.Context, c *channel, since *uint64, v viewer) ([]proto.Event, error) {
 	if !c.durable {
 		return c.ringSince(since, v), nil
@@ -186,21 +192,20 @@ func (b *bus) history(ctx context.Context, c *channel, since *uint64, v viewer) 
 
 // read serves events.read: events after since, the newest limit of them.
 func (b *bus) read(ctx context.Context, name string, since *uint64, limit *int, v viewer) ([]proto.Event, error) {
-	b.mu.Lock()
 	c := b.get(ctx, channelKey(name, v), name)
 	var (
 		evs []proto.Event
 		err error
 	)
 	if c.durable {
-		// Durable history is read from the journal without holding the bus: a long replay
-		// must not stall publishers. Events are persisted before they are visible, so the
-		// journal never lags what a reader could have seen.
-		b.mu.Unlock()
+		// Durable history is read from the journal without holding the channel: a long
+		// replay must not stall publishers. Events are persisted before they are visible, so
+		// the journal never lags what a reader could have seen.
 		evs, err = b.history(ctx, c, since, v)
 	} else {
+		c.mu.Lock()
 		evs, err = b.history(ctx, c, since, v)
-		b.mu.Unlock()
+		c.mu.Unlock()
 	}
 	if err != nil {
 		return nil, err
@@ -218,9 +223,9 @@ func (b *bus) read(ctx context.Context, name string, since *uint64, limit *int, 
 // (a gap event first when more were skipped); the replay and the registration happen under
 // one lock, so no event falls between them. Subscribing twice is a no-op.
 func (b *bus) subscribe(ctx context.Context, conn *jsonrpc.Conn, name string, since *uint64, v viewer) (*subscription, bool, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	c := b.get(ctx, channelKey(name, v), name)
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for s := range c.subs {
 		if s.conn == conn {
 			return s, false, nil
@@ -248,9 +253,9 @@ func (b *bus) subscribe(ctx context.Context, conn *jsonrpc.Conn, name string, si
 
 // unsubscribe removes s from its channel and stops its writer.
 func (b *bus) unsubscribe(s *subscription) {
-	b.mu.Lock()
+	s.ch.mu.Lock()
 	delete(s.ch.subs, s)
-	b.mu.Unlock()
+	s.ch.mu.Unlock()
 	s.stop()
 }
 
