@@ -409,5 +409,9 @@ func (t *thread) call(sc *scope, n *syntax.Call) (value.Value, error) {
 		}
 		return t.runHead(sc, name, argv, &cmdOpts{span: n.Span()})
 	}
-	return nil, diag.New(diag.UndefinedVar, "undefined function `%s`", name)
+	d := diag.New(diag.UndefinedVar, "undefined function `%s`", name)
+	if h := didYouMean(sc, name); h != "" {
+		d.Hint = h
+	}
+	return nil, d
 }

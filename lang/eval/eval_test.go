@@ -217,3 +217,16 @@ func TestGlobs(t *testing.T) {
 		}
 	}
 }
+
+func TestNameHints(t *testing.T) {
+	t.Parallel()
+	ev := New(&Options{Cwd: t.TempDir()})
+	_, err := ev.Eval(t.Context(), "let counter = 1\nlet x = countr + 1")
+	if d := diag.As(err); d == nil || d.Code != diag.UndefinedVar || d.Hint != "did you mean 'counter'?" {
+		t.Fatalf("got %#v", err)
+	}
+	_, err = ev.Eval(t.Context(), "fn deploy() { 1 }\ndeplo()")
+	if d := diag.As(err); d == nil || d.Code != diag.UndefinedVar || d.Hint != "did you mean 'deploy'?" {
+		t.Fatalf("got %#v", err)
+	}
+}

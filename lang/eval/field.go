@@ -26,7 +26,31 @@ func (t *thread) ident(sc *scope, n *syntax.Ident) (value.Value, error) {
 	if t.e.isCommandName(n.Name) {
 		return t.runHead(sc, n.Name, nil, &cmdOpts{span: n.Span()})
 	}
-	return nil, diag.New(diag.UndefinedVar, "undefined variable `%s`", n.Name)
+	d := diag.New(diag.UndefinedVar, "undefined variable `%s`", n.Name)
+	if h := nearbyName(sc, n.Name); h != "" {
+		d.Hint = h
+	}
+	return nil, d
+}
+
+// nearbyName suggests a bound variable close to a misspelt name.
+func nearbyName(sc *scope, name string) string {
+	limit := 1
+	if len(name) >= 5 {
+		limit = 2
+	}
+	best, bestD := "", limit+1
+	for s := sc; s != nil; s = s.parent {
+		for _, b := range s.vars {
+			if d := editDistance(name, b.name); d <= limit && d < bestD && d < len(name) {
+				best, bestD = b.name, d
+			}
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return "did you mean '" + best + "'?"
 }
 
 func (e *Evaluator) today() time.Time {
