@@ -122,7 +122,11 @@ func (t *thread) Call(ctx context.Context, fn value.Value, args ...value.Value) 
 			}
 		}
 	}
-	return t.callValue(fn, args, nil, false)
+	// Library combinators may call back from their own goroutines
+	// (buffered and merged streams), so each callback runs on its own
+	// thread rather than mutating this one's call depth.
+	ct := &thread{e: t.e, ctx: ctx, depth: t.depth, inFn: t.inFn, task: t.task}
+	return ct.callValue(fn, args, nil, false)
 }
 
 var _ lib.Env = (*thread)(nil)
