@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 
 	"github.com/shoal-sh/shoal/kernel/proto"
 	"github.com/shoal-sh/shoal/lang/diag"
@@ -25,10 +24,7 @@ type leashPolicy struct {
 	pol   *leash.Policy
 	sb    *sandbox.Sandbox
 	local string // the kernel's own principal, uid:<euid>
-	home  string // the kernel user's home; "~" in globs and effect paths
-
-	mu    sync.Mutex
-	specs map[string]leash.Spec // lowered once per principal (lowering stats every root)
+	home  string // the kernel user's home; "~" in policy globs
 }
 
 // newLeashPolicy loads opts.PolicyFile (strict: any error is fatal and names its line) or,
@@ -39,7 +35,6 @@ func newLeashPolicy(s *Server) (*leashPolicy, error) {
 		sb:    sandbox.New(s.opts.Sandbox),
 		local: localIdentity(s.euid).Principal,
 		home:  envValue(s.opts.Env, "HOME"),
-		specs: map[string]leash.Spec{},
 	}
 	if s.opts.PolicyFile == "" {
 		lp.pol = leash.Permissive(lp.local)
@@ -108,21 +103,13 @@ func (lp *leashPolicy) pinning(principal string) bool {
 	return ok && pr.PinningActive()
 }
 
-// spec is principal's lowered sandbox; an unknown principal gets the zero spec (it is denied
-// every effect, so nothing of it runs).
+// spec is principal's sandbox, lowered against the host now (nonexistent roots are dropped,
+// so a root created later counts from then on); an unknown principal gets the zero spec (it
+// is denied every effect, so nothing of it runs).
 func (lp *leashPolicy) spec(principal string) leash.Spec {
-	lp.mu.Lock()
-	defer lp.mu.Unlock()
-	if sp, ok := lp.specs[principal]; ok {
-		return sp
-	}
 	sp, _ := sandbox.SpecFor(lp.pol, principal, lp.home)
-	lp.specs[principal] = sp
 	return sp
 }
-
-// quotas are principal's resource limits.
-func (lp *leashPolicy) quotas(principal string) leash.Quotas { return lp.pol.Quotas(principal) }
 
 // startCmd starts an evaluator child of principal: unconfined when its spec restricts
 // nothing, else through the sandbox's fast path (a confined, sacrificial thread forks the
@@ -194,7 +181,7 @@ func (s *Server) quotas(principal string) leash.Quotas {
 	if s.lp == nil {
 		return leash.DefaultQuotas
 	}
-	return s.lp.quotas(principal)
+	return s.lp.pol.Quotas(principal)
 }
 
 // startCmd is the evaluator's StartCmd port: every child of the session (externals, sh {}
