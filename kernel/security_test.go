@@ -807,3 +807,36 @@ auto_apply = "in-grant"
 		t.Errorf("ungranted port: %q", r)
 	}
 }
+
+// pty.open under opaque = "ask" offers a plan; once approved, a retry with its plan_ref
+// opens the PTY, and the approval is spent [D28].
+func TestPTYApprovalPath(t *testing.T) {
+	t.Parallel()
+	sk := newSecKernel(t, `
+[principal."agent:tty"]
+fs.read = ["/**"]
+fs.write = ["/**"]
+fs.delete = ["/**"]
+net_connect = ["*:*"]
+net_listen = ["*"]
+opaque = "ask"
+auto_apply = "in-grant"
+`, nil)
+	c, _ := sk.agent("agent:tty", "s")
+	_, err := call[proto.PTYOpenResult](t, c, proto.MethodPTYOpen, proto.PTYOpenParams{Cmd: "cat"})
+	ref, _ := obj(t, wantCode(t, err, proto.CodeApprovalRequired).Data)["plan_ref"].(string)
+	if !planRefRE.MatchString(ref) {
+		t.Fatalf("plan_ref %q", ref)
+	}
+	// A plan for a PTY is not applied through plan.apply.
+	_, err = call[proto.ExecResult](t, c, proto.MethodPlanApply, proto.PlanApplyParams{PlanRef: ref})
+	wantCode(t, err, -32602)
+	mustCall[proto.CapRequestResult](t, sk.human("s"), proto.MethodCapRequest, map[string]any{"plan_ref": ref})
+	// The approval is for this command line only.
+	_, err = call[proto.PTYOpenResult](t, c, proto.MethodPTYOpen, proto.PTYOpenParams{Cmd: "cat", Args: []string{"-u"}, PlanRef: ref})
+	wantCode(t, err, proto.CodeApprovalRequired)
+	op := ptyOpen(t, c, proto.PTYOpenParams{Cmd: "cat", PlanRef: ref})
+	ptyClose(t, c, op.PTYID)
+	_, err = call[proto.PTYOpenResult](t, c, proto.MethodPTYOpen, proto.PTYOpenParams{Cmd: "cat", PlanRef: ref})
+	wantCode(t, err, proto.CodeApprovalRequired)
+}
