@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os/exec"
@@ -95,4 +96,19 @@ func BenchmarkSortBy500k(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchEval(b, ev, "w.sort_by(.name).len()")
+}
+
+// BenchmarkGoExecFloor is the cost of os/exec itself for the same work as
+// BenchmarkShTrue1000 (sh -c true with captured stdout/stderr).
+func BenchmarkGoExecFloor(b *testing.B) {
+	for b.Loop() {
+		for range 1000 {
+			var o, e bytes.Buffer
+			cmd := exec.Command("/bin/sh", "-c", "true")
+			cmd.Stdout, cmd.Stderr = &o, &e
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }
