@@ -12,11 +12,12 @@ import (
 	"github.com/shoal-sh/shoal/kernel"
 	"github.com/shoal-sh/shoal/kernel/client"
 	"github.com/shoal-sh/shoal/lang/syntax"
+	"github.com/shoal-sh/shoal/leash/sandbox"
 )
 
 type kernelOptions struct {
 	session, socket, stateDir, policy, tokenStore string
-	requireToken                                  bool
+	requireToken, noLandlock                      bool
 }
 
 func newKernelCmd(io *stdio) *cobra.Command {
@@ -40,6 +41,9 @@ connections and removes the socket on SIGINT/SIGTERM.`,
 	f.StringVar(&opts.policy, "policy", "", "Leash policy `FILE` (TOML); default: permissive for the local user only")
 	f.StringVar(&opts.tokenStore, "token-store", "", "token store `PATH` (default $SHOAL_TOKEN_STORE or <state dir>/tokens.json)")
 	f.BoolVar(&opts.requireToken, "require-token", false, "refuse tokenless attach (also SHOAL_REQUIRE_TOKEN)")
+	// Tests and host diagnosis: behave as on a host without Landlock; attach says so.
+	f.BoolVar(&opts.noLandlock, "no-landlock", false, "run as on a host without Landlock (tier B)")
+	_ = f.MarkHidden("no-landlock")
 	return cmd
 }
 
@@ -62,6 +66,7 @@ func runKernel(cmd *cobra.Command, io *stdio, opts *kernelOptions) error {
 		PolicyFile:   opts.policy,
 		TokenStore:   client.TokenStorePath(opts.tokenStore, io.lookup),
 		RequireToken: opts.requireToken || env("SHOAL_REQUIRE_TOKEN") != "",
+		Sandbox:      &sandbox.Options{DisableLandlock: opts.noLandlock},
 		Ready:        func(path string) { fmt.Fprintf(io.err, "shoal-kernel: ready %s\n", path) },
 		Logger:       slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Cwd:          cwd,

@@ -21,10 +21,10 @@ import (
 
 // securedKernel starts `shoal kernel --policy --token-store` in the sandbox on its own socket,
 // waits for it to be ready and stops it when the test ends.
-func securedKernel(t *testing.T, sb *sandbox, policy, store string) string {
+func securedKernel(t *testing.T, sb *sandbox, policy, store string, extra ...string) string {
 	t.Helper()
 	sock := filepath.Join(sb.dir, "run", "sec.sock")
-	cmd := sb.command(t, nil, "kernel", "--socket", sock, "--policy", policy, "--token-store", store)
+	cmd := sb.command(t, nil, append([]string{"kernel", "--socket", sock, "--policy", policy, "--token-store", store}, extra...)...)
 	cmd.Stderr = nil
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -302,5 +302,53 @@ func TestSecurityBadPolicyFatal(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.HasPrefix(errb.String(), "shoal kernel: ") || !strings.Contains(errb.String(), "line 3") {
 		t.Fatalf("bad policy: err=%v stderr=%q", err, errb.String())
+	}
+}
+
+// With Landlock switched off (the hidden --no-landlock switch) the host is tier B: attach
+// says nothing is enforced, and a child writes where the policy has no grant.
+func TestSecurityLandlockDisabled(t *testing.T) {
+	sb := newSandbox(t)
+	work := filepath.Join(sb.dir, "work")
+	policy := filepath.Join(sb.dir, "policy.toml")
+	if err := os.WriteFile(policy, []byte(fmt.Sprintf(`
+[principal."agent:box"]
+fs.read = ["/usr/**", "/bin/**", "/lib/**", "/lib64/**", "/etc/**", "%[1]s/**"]
+fs.write = ["%[1]s/**"]
+opaque = "allow"
+auto_apply = "in-grant"
+`, work)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(sb.dir, "state", "tokens.json")
+	secret := createToken(t, sb, store, "agent:box")
+	sock := securedKernel(t, sb, policy, store, "--no-landlock")
+	res, _ := tokenAttach(t, sock, secret)["result"].(map[string]any)
+	if res == nil {
+		t.Fatal("attach failed")
+	}
+	caps := res["caps"].(map[string]any)
+	enf := caps["enforcement"].(map[string]any)
+	st, _ := caps["sandbox"].(map[string]any)
+	if res["caps_enforced"] != false || caps["tier"] != "B" || caps["available_tier"] != "B" || enf["filesystem"] != false ||
+		st == nil || st["landlock_abi"] != float64(0) || !strings.Contains(st["detail"].(string), "landlock disabled") {
+		t.Fatalf("caps = %v", caps)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "shoal-e2e", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: sb.command(t, []string{"SHOAL_TOKEN=" + secret, "SHOAL_NO_AUTOSTART=1"}, "mcp", "--socket", sock)},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer cs.Close()
+	outside := filepath.Join(sb.dir, "home", "unconfined")
+	r := callTool(t, cs, "shoal_exec", map[string]any{"src": fmt.Sprintf("sh { echo x > %s }", outside)})
+	if r.IsError {
+		t.Fatalf("exec: %s", text(r))
+	}
+	if _, err := os.Stat(outside); err != nil {
+		t.Errorf("tier B confines nothing, yet the write failed: %v", err)
 	}
 }
