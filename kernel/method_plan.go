@@ -87,6 +87,9 @@ func (s *Server) applyPlan(ctx context.Context, cs *connState, a *attachment, pl
 		}
 		return nil, rerr
 	}
+	if rep == nil { // the evaluation panicked; the worker logged it
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: evaluation panicked")
+	}
 	return rep.res, nil
 }
 

@@ -252,6 +252,9 @@ func (s *Server) planNow(ctx context.Context, a *attachment, src string) (*proto
 			ExpiresNs: p.expiresNs}
 	}})
 	<-done
+	if rerr == nil && res == nil { // derivation panicked; the worker logged it
+		rerr = jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: planning panicked")
+	}
 	return res, rerr
 }
 
