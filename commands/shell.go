@@ -92,13 +92,18 @@ func runSource(ctx context.Context, io *stdio, ev *eval.Evaluator, src, render s
 		return reportError(io, src, err)
 	}
 	v, err := ev.Run(ctx, prog, eval.Stmt)
+	ev.Close() // a script's background tasks end with it
 	if err != nil {
 		return reportError(io, src, err)
 	}
-	return printFinal(io, v, render)
+	return printFinal(io, ev, v, render)
 }
 
-func printFinal(io *stdio, v value.Value, render string) error {
+// printFinal prints the program's final value. The default block form
+// skips a command outcome whose output already streamed to stdout, so
+// `shoal -c 'echo hi'` prints hi once; inline and json always print, since
+// scripts read the last line.
+func printFinal(io *stdio, ev *eval.Evaluator, v value.Value, render string) error {
 	switch render {
 	case "inline":
 		fmt.Fprintln(io.out, value.RenderInline(v))
@@ -109,7 +114,7 @@ func printFinal(io *stdio, v value.Value, render string) error {
 		}
 		fmt.Fprintln(io.out, string(b))
 	default:
-		if _, isNull := v.(value.Null); v == nil || isNull {
+		if _, isNull := v.(value.Null); v == nil || isNull || ev.Streamed(v) {
 			return nil
 		}
 		s := value.RenderBlock(v, terminalWidth(io.out))
@@ -208,7 +213,7 @@ func runREPL(ctx context.Context, io *stdio, ev *eval.Evaluator) error {
 		outs = append(outs, v)
 		ev.Define("it", v)
 		ev.Define("out", &value.List{Items: append([]value.Value(nil), outs...)})
-		if _, isNull := v.(value.Null); !isNull {
+		if _, isNull := v.(value.Null); !isNull && !ev.Streamed(v) {
 			fmt.Fprintln(io.out, strings.TrimRight(value.RenderBlock(v, terminalWidth(io.out)), "\n"))
 		}
 	}
