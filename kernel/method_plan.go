@@ -3,7 +3,6 @@ package kernel
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"strings"
 
 	"github.com/shoal-sh/shoal/kernel/jsonrpc"
@@ -119,10 +118,12 @@ func (s *Server) handleCapRequest(ctx context.Context, cs *connState, a *attachm
 	if err != nil {
 		return nil, err
 	}
-	// opaque is the widest scope: approving what the kernel cannot see through approves
-	// whatever the program does, so it covers every kind.
-	if len(kinds) > 0 && !slices.Contains(kinds, string(leash.KindOpaque)) {
-		if unc := leash.Uncovered(pl.d.effects, kinds); len(unc) > 0 {
+	// The scope must cover the effect kinds that made the plan need approval: for
+	// `sh { echo hi }` under opaque="ask" that is opaque alone, while its proc_spawn is
+	// already allowed (scenario 10). When no single effect needs approval (auto_apply =
+	// "never"), every kind of the plan must be covered.
+	if len(kinds) > 0 {
+		if unc := leash.Uncovered(s.lp.needingApproval(pl.own.principal, pl.d.effects), kinds); len(unc) > 0 {
 			names := make([]string, len(unc))
 			for i, k := range unc {
 				names[i] = string(k)

@@ -87,6 +87,21 @@ func (lp *leashPolicy) allowsEffect(id Identity, e leash.Effect) bool {
 	return lp.pol.EffectVerdict(id.Principal, e) == leash.Allow
 }
 
+// needingApproval returns the effects whose own verdict for principal is not allow, or all
+// of them when each is allowed on its own (the plan then needs approval as a whole).
+func (lp *leashPolicy) needingApproval(principal string, effs []leash.Effect) []leash.Effect {
+	var out []leash.Effect
+	for _, e := range effs {
+		if lp.pol.EffectVerdict(principal, e) != leash.Allow {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return effs
+	}
+	return out
+}
+
 // verdict judges a whole plan for principal.
 func (lp *leashPolicy) verdict(principal string, effs []leash.Effect) leash.Verdict {
 	return lp.pol.PlanVerdict(principal, effs)
