@@ -7,7 +7,28 @@ import (
 
 	"github.com/shoal-sh/shoal/kernel/jsonrpc"
 	"github.com/shoal-sh/shoal/kernel/proto"
+	"github.com/shoal-sh/shoal/lang/value"
 )
+
+// emitUser is the evaluator's Host.Emit: a language emit on a user.* channel is published on
+// the session's kernel channel as the wire value of v (AGENT-SURFACE.md §4.4).
+func (ss *session) emitUser(ctx context.Context, channel string, v value.Value) {
+	ss.srv.bus.publish(context.WithoutCancel(ctx), channel, owner{principal: ss.key.principal, session: ss.key.name}, EncodeWire(v), 0)
+}
+
+// injectUser delivers a client publish to the session's language channel of the same name,
+// without echo (Publish does not call Host.Emit). The payload is plain JSON, decoded as such.
+func (ss *session) injectUser(channel string, payload json.RawMessage) {
+	p, ok := ss.ev.(interface{ Publish(string, value.Value) })
+	if !ok {
+		return
+	}
+	v, err := value.FromJSON(payload)
+	if err != nil {
+		v = value.Str(string(payload))
+	}
+	p.Publish(channel, v)
+}
 
 func (s *Server) handleEventsRead(ctx context.Context, cs *connState, a *attachment, p proto.EventsReadParams) (*proto.EventsReadResult, error) {
 	if p.Channel == "" {
@@ -30,6 +51,7 @@ func (s *Server) handleEventsPublish(ctx context.Context, cs *connState, a *atta
 		payload = json.RawMessage("null")
 	}
 	ev := s.bus.publish(ctx, p.Channel, owner{principal: a.id.Principal, session: a.sess.key.name}, payload, 0)
+	a.sess.injectUser(p.Channel, payload)
 	return &proto.EventsPublishResult{Channel: ev.Channel, Seq: ev.Seq, Ts: ev.Ts}, nil
 }
 

@@ -77,6 +77,7 @@ func (s *Server) session(key sessKey) (*session, error) {
 			Now:      s.opts.Now,
 			Content:  s.content,
 			Journal:  ss.journalPort,
+			Emit:     ss.emitUser,
 		},
 	})
 	s.sessions[key] = ss

@@ -70,6 +70,11 @@ type Host struct {
 	// fs.ErrNotExist is not_found; any other error is permission. nil
 	// means there is no secret store (every name is not_found).
 	Secret func(ctx context.Context, name string) ([]byte, error)
+	// Emit is called after language code emits v on a user.* channel
+	// (channel(name).emit(v), stream.into(channel)), so a host can carry
+	// it to its own event bus. Other channels stay session-local. Events
+	// injected with [Evaluator.Publish] are not echoed here.
+	Emit func(ctx context.Context, channel string, v value.Value)
 }
 
 // Position says how the final statement of a program is evaluated.
@@ -183,6 +188,13 @@ func (e *Evaluator) Eval(ctx context.Context, src string) (value.Value, error) {
 // cancelled and its processes are killed. Close does not wait for them.
 func (e *Evaluator) Close() {
 	e.sess.close()
+}
+
+// Publish injects v as an event on the session's channel name, as a
+// language emit would, without calling Host.Emit (a host forwards its
+// own bus's events this way). Safe from other goroutines.
+func (e *Evaluator) Publish(channel string, v value.Value) {
+	e.sess.channel(channel).emit(v, e.now())
 }
 
 // Define binds name to v in the session's root scope (args, script, it,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -358,6 +359,13 @@ func (c *channel) emit(v value.Value, now time.Time) {
 	}
 }
 
+// hostEmit forwards a language emit on a user.* channel to Host.Emit.
+func (e *Evaluator) hostEmit(ctx context.Context, name string, v value.Value) {
+	if e.host.Emit != nil && strings.HasPrefix(name, "user.") && len(name) > len("user.") {
+		e.host.Emit(ctx, name, v)
+	}
+}
+
 func (c *channel) subscribe() (chan event, func()) {
 	ch := make(chan event, 64)
 	c.mu.Lock()
@@ -393,6 +401,7 @@ func (t *thread) channelMethod(name, method string, pos []value.Value, named []l
 			return nil, true, diag.New(diag.ArgError, "emit requires a value")
 		}
 		c.emit(pos[0], t.e.now())
+		t.e.hostEmit(t.ctx, name, pos[0])
 		return value.Null{}, true, nil
 	case "latest":
 		c.mu.Lock()
@@ -553,6 +562,7 @@ func (t *thread) streamSink(s *value.Stream, name string, pos []value.Value) (va
 		c := t.e.sess.channel(ch)
 		return value.Null{}, each(func(v value.Value) error {
 			c.emit(v, t.e.now())
+			t.e.hostEmit(t.ctx, ch, v)
 			return nil
 		})
 	}
