@@ -33,12 +33,13 @@ conformance:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-# Short, bounded fuzzing of every fuzz target.
+# Short, bounded fuzzing of every fuzz target (FUZZTIME each).
 fuzz:
-	@for spec in $$($(GO) test -list 'Fuzz.*' ./... 2>/dev/null | awk '/^ok/ {pkg=$$2} /^Fuzz/ {print pkg":"$$1}'); do \
-		pkg=$${spec%%:*}; fn=$${spec##*:}; \
-		echo "fuzz $$pkg $$fn"; \
-		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	@for pkg in $$($(GO) list ./...); do \
+		for fn in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+			echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
 	done
 
 install: build
