@@ -12,6 +12,7 @@ import (
 
 	"github.com/shoal-sh/shoal/kernel/jsonrpc"
 	"github.com/shoal-sh/shoal/kernel/proto"
+	"github.com/shoal-sh/shoal/lang/eval"
 	"github.com/shoal-sh/shoal/lang/syntax"
 	"github.com/shoal-sh/shoal/leash"
 )
@@ -171,15 +172,9 @@ func (s *Server) marshalAST(prog *syntax.Program) json.RawMessage {
 	return b
 }
 
-// keywords are the language's reserved words plus its literal names, offered by complete.
-// lang/syntax keeps the authoritative set unexported; this mirrors it until it is exported.
-func keywords() []string {
-	return []string{"alias", "break", "catch", "continue", "else", "export", "false", "fn", "for", "if",
-		"in", "let", "match", "null", "return", "spawn", "true", "try", "use", "var", "while", "with"}
-}
-
 // handleComplete offers words that start with the identifier fragment left of the cursor:
-// keywords plus names declared earlier by let/var/fn/alias. The cursor is a byte offset,
+// keywords and literal names (syntax.Keywords), builtin command heads (eval.BuiltinHeads),
+// namespace roots (eval.Namespaces) plus names declared earlier by let/var/fn/alias. The cursor is a byte offset,
 // clamped and snapped back to a rune boundary.
 func (s *Server) handleComplete(ctx context.Context, cs *connState, p proto.CompleteParams) (*proto.CompleteResult, error) {
 	cur := len(p.Src)
@@ -207,8 +202,10 @@ func (s *Server) handleComplete(ctx context.Context, cs *connState, p proto.Comp
 			out = append(out, w)
 		}
 	}
-	for _, k := range keywords() {
-		add(k)
+	for _, list := range [][]string{syntax.Keywords(), eval.BuiltinHeads(), eval.Namespaces()} {
+		for _, w := range list {
+			add(w)
+		}
 	}
 	for _, n := range declared(left[:start]) {
 		add(n)

@@ -172,7 +172,7 @@ func TestCompleteSnapsCursor(t *testing.T) {
 			t.Fatalf("cursor %d: %v", cur, err)
 		}
 		if cur == len(src) || cur == 1000 {
-			if strings.Join(res.Candidates, ",") != "while,wide,with,wörld" {
+			if strings.Join(res.Candidates, ",") != "which,while,wide,with,wörld" {
 				t.Errorf("cursor %d: %v", cur, res.Candidates)
 			}
 		}

@@ -498,6 +498,12 @@ var builtinNames = []string{
 	"stat", "touch", "undo", "which",
 }
 
+// BuiltinHeads returns the builtin command heads (§9.10), sorted; the
+// caller owns the slice.
+func BuiltinHeads() []string {
+	return slices.Clone(builtinNames)
+}
+
 func isBuiltinHead(name string) bool {
 	_, found := slices.BinarySearch(builtinNames, name)
 	return found

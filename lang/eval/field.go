@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -59,18 +60,25 @@ func (e *Evaluator) today() time.Time {
 	return time.Date(y, m, d, 0, 0, 0, 0, n.Location())
 }
 
+// evalNamespaces are the namespace roots the evaluator implements itself
+// (the rest are lang/lib's).
+var evalNamespaces = []string{"config", "env", "http", "os", "secret"}
+
+// Namespaces returns every namespace root (evaluator and library), sorted.
+func Namespaces() []string {
+	names := append(slices.Clone(evalNamespaces), lib.Namespaces()...)
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
 // namespaceName reports whether x is an unshadowed namespace root.
 func namespaceName(sc *scope, x syntax.Expr) (string, bool) {
 	id, ok := x.(*syntax.Ident)
 	if !ok {
 		return "", false
 	}
-	switch id.Name {
-	case "os", "config", "http", "env", "secret":
-	default:
-		if !lib.IsNamespace(id.Name) {
-			return "", false
-		}
+	if !slices.Contains(evalNamespaces, id.Name) && !lib.IsNamespace(id.Name) {
+		return "", false
 	}
 	if sc.lookup(id.Name) != nil {
 		return "", false

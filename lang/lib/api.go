@@ -2,6 +2,7 @@ package lib
 
 import (
 	"context"
+	"slices"
 
 	"github.com/shoal-sh/shoal/lang/diag"
 	"github.com/shoal-sh/shoal/lang/value"
@@ -83,6 +84,16 @@ func UnknownMethodHint(recv value.Value, name string) string {
 func IsNamespace(name string) bool {
 	_, ok := namespaces[name]
 	return ok
+}
+
+// Namespaces returns the library's namespace names, sorted.
+func Namespaces() []string {
+	names := make([]string, 0, len(namespaces))
+	for n := range namespaces {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // NamespaceCall calls ns.member(args…). An unknown member, and a math

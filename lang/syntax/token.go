@@ -198,6 +198,19 @@ func isReserved(s string) bool {
 	return false
 }
 
+// reservedWords lists isReserved's words (checked against it by a test)
+// plus the literal names, for hosts that offer completions.
+var reservedWords = []string{
+	"alias", "break", "catch", "continue", "else", "export", "false", "fn", "for", "if",
+	"in", "let", "match", "null", "return", "spawn", "true", "try", "use", "var", "while", "with",
+}
+
+// Keywords returns the language's reserved words and its literal names
+// (true, false, null), sorted; the caller owns the slice.
+func Keywords() []string {
+	return append([]string(nil), reservedWords...)
+}
+
 // isInterpTool reports whether name is an interpreter head (§9.7).
 func isInterpTool(s string) bool {
 	switch s {
