@@ -109,10 +109,31 @@ func (s *Server) handleSessionCwd(ctx context.Context, cs *connState, a *attachm
 	return &proto.SessionCwdResult{Cwd: wirePath(cwd)}, nil
 }
 
-// handleSessionReef reports the cached Reef state; the evaluator exposes none yet, so the
-// scope is empty.
+// handleSessionReef reports the session's Reef scope from the evaluator's manifests and lock
+// (eval.Evaluator.ReefState: no subprocess); an evaluator without it reports no scope.
 func (s *Server) handleSessionReef(ctx context.Context, cs *connState, a *attachment, _ proto.SessionReefParams) (*proto.SessionReefResult, error) {
-	return &proto.SessionReefResult{Bindings: []proto.ReefBinding{}}, nil
+	res := &proto.SessionReefResult{Bindings: []proto.ReefBinding{}}
+	rs, ok := a.sess.ev.(interface {
+		ReefState() (string, []eval.ReefBinding)
+	})
+	if !ok {
+		return res, nil
+	}
+	active, bindings := rs.ReefState()
+	if active != "" {
+		res.ActiveScope = &active
+	}
+	opt := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	for _, b := range bindings {
+		res.Bindings = append(res.Bindings, proto.ReefBinding{Tool: b.Tool, Version: opt(b.Version), Provider: opt(b.Provider),
+			Scope: b.Scope, Constrained: b.Constrained})
+	}
+	return res, nil
 }
 
 // handleParse parses without a session: a fresh evaluator knows no bindings.

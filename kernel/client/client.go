@@ -143,6 +143,11 @@ func (c *Client) SessionEnv(ctx context.Context) (proto.SessionEnvResult, error)
 	return call[proto.SessionEnvResult](ctx, c, proto.MethodSessionEnv, struct{}{})
 }
 
+// SessionReef returns the session's Reef scope (cached state, no subprocess).
+func (c *Client) SessionReef(ctx context.Context) (proto.SessionReefResult, error) {
+	return call[proto.SessionReefResult](ctx, c, proto.MethodSessionReef, struct{}{})
+}
+
 // JournalQuery queries the journal.
 func (c *Client) JournalQuery(ctx context.Context, p proto.JournalQueryParams) (proto.JournalQueryResult, error) {
 	return call[proto.JournalQueryResult](ctx, c, proto.MethodJournalQuery, p)

@@ -491,3 +491,44 @@ func (e *Evaluator) whichAll(name string) value.Value {
 	}
 	return &value.List{Items: items}
 }
+
+// ReefBinding is one tool named by the session's active Reef scopes.
+type ReefBinding struct {
+	Tool        string
+	Constraint  string // as written in the nearest scope naming the tool
+	Version     string // from reef.lock; "" when unlocked
+	Provider    string // likewise
+	Scope       string // the manifest file naming it, or "with" for a `with reef:` override
+	Constrained bool   // the constraint pins a version (not *, latest or empty)
+}
+
+// ReefState reports the session's Reef scope as the evaluator sees it now: the nearest
+// manifest file ("" when none) and each tool it and the enclosing scopes name, nearest scope
+// first, with the lock entry's version and provider. It reads the manifests and reef.lock
+// only: no subprocess, no hashing of binaries. Safe from other goroutines.
+func (e *Evaluator) ReefState() (active string, bindings []ReefBinding) {
+	scopes := e.reefScopes()
+	entries := readLock(lockPath(scopes))
+	seen := map[string]bool{}
+	for _, s := range scopes {
+		where := "with"
+		if s.dir != "" {
+			where = filepath.Join(s.dir, s.file)
+			if active == "" {
+				active = where
+			}
+		}
+		for _, tool := range sortedKeys(s.tools) {
+			if seen[tool] {
+				continue
+			}
+			seen[tool] = true
+			b := ReefBinding{Tool: tool, Constraint: s.tools[tool], Scope: where, Constrained: normConstraint(s.tools[tool]) != ""}
+			if le, ok := entries[tool]; ok {
+				b.Version, b.Provider = le.Version, le.Provider
+			}
+			bindings = append(bindings, b)
+		}
+	}
+	return active, bindings
+}
