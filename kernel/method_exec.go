@@ -254,7 +254,7 @@ func (s *Server) announce(ctx context.Context, a *attachment, entryID int64, src
 	tp := value.NewRecord([]string{"n", "ref", "summary"}, []value.Value{value.Int(n), value.Str(ref), sb.Record()})
 	s.bus.publish(ctx, proto.ChannelTranscript, own, EncodeWire(tp), entryID)
 
-	rp := value.NewRecord([]string{"ref", "render"}, []value.Value{value.Str(ref), value.Str(BoundText(stripANSI(render), "shoal://out/"+strconv.Itoa(n)))})
+	rp := value.NewRecord([]string{"ref", "render"}, []value.Value{value.Str(ref), value.Str(proto.BoundText(stripANSI(render), "shoal://out/"+strconv.Itoa(n)))})
 	s.bus.publish(ctx, proto.ChannelRender, own, EncodeWire(rp), 0)
 }
 

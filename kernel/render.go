@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/shoal-sh/shoal/kernel/proto"
@@ -36,29 +35,5 @@ func boundRender(s string, tty bool, uri string) string {
 	if !tty {
 		s = stripANSI(s)
 	}
-	return BoundText(s, uri)
+	return proto.BoundText(s, uri)
 }
-
-// BoundText bounds s to the render cap; the MCP facade uses the same rule for tool text.
-func BoundText(s, uri string) string {
-	if len(s) <= proto.RenderCap {
-		return s
-	}
-	limit := proto.RenderCap - 96
-	cut := strings.LastIndexByte(s[:limit+1], '\n')
-	if cut <= 0 {
-		cut = limit
-		for cut > 0 && !isRuneStart(s[cut]) {
-			cut--
-		}
-	}
-	kept := s[:cut]
-	rest := strings.TrimPrefix(s[cut:], "\n")
-	more := strings.Count(rest, "\n") + 1
-	if strings.HasSuffix(rest, "\n") {
-		more--
-	}
-	return kept + "\n…(" + strconv.Itoa(more) + " more lines, fetch via " + uri + ")"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -149,7 +149,7 @@ func TestBoundRender(t *testing.T) {
 		t.Errorf("kept part ends mid-line: %q", kept[len(kept)-20:])
 	}
 	one := strings.Repeat("é", 40000) // a single line too long: hard cut on a rune boundary
-	got = BoundText(one, "u")
+	got = proto.BoundText(one, "u")
 	if len(got) > 65536 || !strings.Contains(got, "(1 more lines, fetch via u)") || !strings.HasPrefix(got, "é") {
 		t.Fatalf("hard cut: len %d", len(got))
 	}

@@ -280,7 +280,7 @@ func (s *Server) readResource(ctx context.Context, req *jsonrpc.Request) (any, e
 		var text string
 		if v, ok := top[k]; ok && json.Unmarshal(v, &text) == nil {
 			return map[string]any{
-				"contents":          []map[string]any{{"uri": p.URI, "mimeType": "text/plain", "text": boundText(text, p.URI)}},
+				"contents":          []map[string]any{{"uri": p.URI, "mimeType": "text/plain", "text": proto.BoundText(text, p.URI)}},
 				"structuredContent": raw,
 			}, nil
 		}
@@ -290,7 +290,7 @@ func (s *Server) readResource(ctx context.Context, req *jsonrpc.Request) (any, e
 		body = v
 	}
 	return map[string]any{
-		"contents":          []map[string]any{{"uri": p.URI, "mimeType": "application/json", "text": boundText(prettyJSON(body), p.URI)}},
+		"contents":          []map[string]any{{"uri": p.URI, "mimeType": "application/json", "text": proto.BoundText(prettyJSON(body), p.URI)}},
 		"structuredContent": body,
 	}, nil
 }

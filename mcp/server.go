@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/shoal-sh/shoal/kernel/jsonrpc"
+	"github.com/shoal-sh/shoal/kernel/proto"
 )
 
 // ProtocolVersion is the MCP revision this server speaks.
@@ -208,7 +209,7 @@ func toolResult(raw json.RawMessage) map[string]any {
 	if top.Render != nil {
 		text = *top.Render
 	}
-	content := []map[string]any{{"type": "text", "text": boundText(text, uri)}}
+	content := []map[string]any{{"type": "text", "text": proto.BoundText(text, uri)}}
 	if uri != "" {
 		name := top.Ref
 		if name == "" {
@@ -237,7 +238,7 @@ func errorResult(err error) map[string]any {
 	}
 	raw, _ := json.Marshal(body)
 	return map[string]any{
-		"content":           []map[string]any{{"type": "text", "text": boundText(prettyJSON(raw), "")}},
+		"content":           []map[string]any{{"type": "text", "text": proto.BoundText(prettyJSON(raw), "")}},
 		"structuredContent": json.RawMessage(raw),
 		"isError":           true,
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"github.com/shoal-sh/shoal/kernel/proto"
 	"strings"
 	"testing"
 )
@@ -12,9 +13,9 @@ func TestBoundTextKeepsWholeLinesAndNamesTheURI(t *testing.T) {
 		b.WriteString(strings.Repeat("x", 40))
 		b.WriteString("\n")
 	}
-	got := boundText(b.String(), "shoal://out/3")
-	if len(got) > textCap {
-		t.Fatalf("bounded text is %d bytes, over %d", len(got), textCap)
+	got := proto.BoundText(b.String(), "shoal://out/3")
+	if len(got) > proto.RenderCap {
+		t.Fatalf("bounded text is %d bytes, over %d", len(got), proto.RenderCap)
 	}
 	if !strings.HasSuffix(got, "more lines, fetch via shoal://out/3)") {
 		t.Fatalf("missing fetch marker: %q", got[len(got)-80:])
@@ -29,11 +30,11 @@ func TestBoundTextKeepsWholeLinesAndNamesTheURI(t *testing.T) {
 	if !strings.HasPrefix(marker, itoa(5000-kept)+" more lines") {
 		t.Fatalf("kept %d lines, marker %q", kept, marker)
 	}
-	if short := "a\nb"; boundText(short, "") != short {
+	if short := "a\nb"; proto.BoundText(short, "") != short {
 		t.Fatal("short text must pass unchanged")
 	}
-	long := strings.Repeat("é", textCap) // one line, multi-byte
-	got = boundText(long, "")
+	long := strings.Repeat("é", proto.RenderCap) // one line, multi-byte
+	got = proto.BoundText(long, "")
 	if !strings.HasSuffix(got, "fetch via ref)") || !json.Valid(mustJSON(got)) {
 		t.Fatalf("hard cut broke UTF-8 or the marker: %q", got[len(got)-40:])
 	}
