@@ -1,7 +1,8 @@
 package value
 
 import (
-	"cmp"
+	"math"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -9,10 +10,10 @@ import (
 // SortIndex returns the permutation that sorts keys stably in [Compare]
 // order: perm[0] is the index of the smallest key. sort, sort_by, min and
 // max on large tables go through it. When every key has the same scalar
-// kind (the usual column) the keys are unboxed once and compared directly,
-// which keeps a million-row sort well under the evaluator's budget; mixed
-// keys fall back to Compare, and the first incomparable pair is the
-// error ("cannot compare X with Y").
+// kind (the usual column) the keys are encoded once as order-preserving
+// integers and radix-sorted, which keeps a million-row sort well under the
+// evaluator's budget; mixed keys (and a NaN) fall back to Compare, and the
+// first incomparable pair is the error ("cannot compare X with Y").
 func SortIndex(keys []Value) ([]int, error) {
 	if len(keys) == 0 {
 		return []int{}, nil
@@ -22,20 +23,24 @@ func SortIndex(keys []Value) ([]int, error) {
 		if perm, ok := sortStrings(keys, func(v Value) (string, bool) { s, ok := v.(Str); return string(s), ok }); ok {
 			return perm, nil
 		}
+	case Path:
+		if perm, ok := sortStrings(keys, func(v Value) (string, bool) { s, ok := v.(Path); return s.P, ok }); ok {
+			return perm, nil
+		}
 	case Int:
-		if perm, ok := sortUnboxed(keys, func(v Value) (Int, bool) { s, ok := v.(Int); return s, ok }, cmp.Compare[Int]); ok {
+		if perm, ok := sortEncoded(keys, func(v Value) (uint64, bool) { x, ok := v.(Int); return uint64(x) ^ 1<<63, ok }); ok {
 			return perm, nil
 		}
 	case Size:
-		if perm, ok := sortUnboxed(keys, func(v Value) (Size, bool) { s, ok := v.(Size); return s, ok }, cmp.Compare[Size]); ok {
+		if perm, ok := sortEncoded(keys, func(v Value) (uint64, bool) { x, ok := v.(Size); return uint64(x), ok }); ok {
 			return perm, nil
 		}
 	case Duration:
-		if perm, ok := sortUnboxed(keys, func(v Value) (Duration, bool) { s, ok := v.(Duration); return s, ok }, cmp.Compare[Duration]); ok {
+		if perm, ok := sortEncoded(keys, func(v Value) (uint64, bool) { x, ok := v.(Duration); return uint64(x) ^ 1<<63, ok }); ok {
 			return perm, nil
 		}
-	case Path:
-		if perm, ok := sortStrings(keys, func(v Value) (string, bool) { s, ok := v.(Path); return s.P, ok }); ok {
+	case Float:
+		if perm, ok := sortEncoded(keys, encodeFloat); ok {
 			return perm, nil
 		}
 	}
@@ -61,74 +66,118 @@ func SortIndex(keys []Value) ([]int, error) {
 	return perm, nil
 }
 
-type keyed[K any] struct {
-	k K
-	i int
+// encodeFloat maps a float key to an integer with the same order. -0 and
+// +0 compare equal, so they share a code (ties keep input order); a NaN
+// has no order and is refused, so the general path reports it.
+func encodeFloat(v Value) (uint64, bool) {
+	x, ok := v.(Float)
+	if !ok || math.IsNaN(float64(x)) {
+		return 0, false
+	}
+	if x == 0 {
+		x = 0
+	}
+	b := math.Float64bits(float64(x))
+	if b>>63 != 0 {
+		return ^b, true
+	}
+	return b | 1<<63, true
 }
 
-// sortUnboxed sorts when unbox accepts every key; ties keep input order
-// by comparing indexes, so the faster unstable sort gives a stable result.
-func sortUnboxed[K any](keys []Value, unbox func(Value) (K, bool), compare func(a, b K) int) ([]int, bool) {
-	ks := make([]keyed[K], len(keys))
+// sortEncoded sorts when encode accepts every key, mapping it to an
+// integer with the key's order.
+func sortEncoded(keys []Value, encode func(Value) (uint64, bool)) ([]int, bool) {
+	ks := make([]uint64, len(keys))
+	lo, hi := ^uint64(0), uint64(0)
 	for i, v := range keys {
-		k, ok := unbox(v)
+		k, ok := encode(v)
 		if !ok {
 			return nil, false
 		}
-		ks[i] = keyed[K]{k, i}
+		ks[i] = k
+		lo, hi = min(lo, k), max(hi, k)
 	}
-	slices.SortFunc(ks, func(a, b keyed[K]) int {
-		if c := compare(a.k, b.k); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.i, b.i)
-	})
-	perm := make([]int, len(ks))
-	for i, k := range ks {
-		perm[i] = k.i
+	for i := range ks {
+		ks[i] -= lo
 	}
-	return perm, true
+	return sortKeys(ks, bits.Len64(hi-lo)), true
 }
 
-// sortStrings sorts string keys byte-wise and stably. Names in a column
-// usually share a prefix ("file-…"), so the 8 bytes after the common
-// prefix are packed into an integer and radix-sorted (linear, stable);
-// only runs whose packed bytes tie are then compared as strings.
-func sortStrings(keys []Value, unbox func(Value) (string, bool)) ([]int, bool) {
-	strs := make([]string, len(keys))
-	for i, v := range keys {
-		s, ok := unbox(v)
-		if !ok {
-			return nil, false
+// sortKeys returns the stable sorting permutation of keys, which are all
+// below 1<<keyBits, and rewrites keys into sorted order (keys[i] becomes
+// the key of perm[i]). When key and index fit one word together (keys
+// from a column usually span few bits) they are packed as key<<idxBits |
+// index and LSD radix-sorted on the key bits alone: the index travels in
+// the same word, and the unique words make the result stable. Wider keys
+// travel beside their indexes instead.
+func sortKeys(keys []uint64, keyBits int) []int {
+	n := len(keys)
+	idxBits := bits.Len(uint(n - 1))
+	if keyBits+idxBits > 64 {
+		return radixPerm(keys)
+	}
+	for i, k := range keys {
+		keys[i] = k<<idxBits | uint64(i)
+	}
+	if keyBits > 0 {
+		if n < 256 {
+			slices.Sort(keys)
+		} else if sorted := radixBits(keys, make([]uint64, n), idxBits, keyBits); &sorted[0] != &keys[0] {
+			copy(keys, sorted)
 		}
-		strs[i] = s
 	}
-	off := len(strs[0])
-	for _, s := range strs[1:] {
-		off = commonPrefix(strs[0][:off], s)
+	perm := make([]int, n)
+	mask := uint64(1)<<idxBits - 1
+	for i, w := range keys {
+		perm[i] = int(w & mask)
+		keys[i] = w >> idxBits
 	}
-	packed := make([]uint64, len(strs))
-	for i, s := range strs {
-		packed[i] = pack8(s, off)
-	}
-	perm := radixPerm(packed)
-	// Tied packed keys: order by the whole string, stably.
-	for lo := 0; lo < len(perm); {
-		hi := lo + 1
-		for hi < len(perm) && packed[perm[hi]] == packed[perm[lo]] {
-			hi++
-		}
-		if hi-lo > 1 {
-			slices.SortStableFunc(perm[lo:hi], func(a, b int) int { return strings.Compare(strs[a], strs[b]) })
-		}
-		lo = hi
-	}
-	return perm, true
+	return perm
 }
 
-// radixPerm returns the stable sorting permutation of keys with an LSD
-// radix sort over bytes, skipping byte positions where all keys agree.
-// Keys travel with their indexes so each pass reads memory in order.
+// radixBits sorts a by bits [lo, lo+width) with an LSD radix sort of at
+// most 11-bit digits, using tmp as the other buffer; it returns whichever
+// buffer holds the result. One read of a builds every digit's histogram,
+// and a digit on which all words agree costs no pass.
+func radixBits(a, tmp []uint64, lo, width int) []uint64 {
+	const maxDigit = 11
+	passes := (width + maxDigit - 1) / maxDigit
+	r := (width + passes - 1) / passes
+	size := 1 << r
+	mask := uint64(size - 1)
+	counts := make([]int, passes*size)
+	for _, w := range a {
+		k := w >> lo
+		for p := range passes {
+			counts[p*size+int(k>>(p*r)&mask)]++
+		}
+	}
+	n := len(a)
+	for p := range passes {
+		count := counts[p*size : (p+1)*size]
+		shift := lo + p*r
+		if count[(a[0]>>shift)&mask] == n {
+			continue
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, w := range a {
+			d := (w >> shift) & mask
+			tmp[count[d]] = w
+			count[d]++
+		}
+		a, tmp = tmp, a
+	}
+	return a
+}
+
+// radixPerm is sortKeys for keys too wide to share a word with their
+// index: an LSD radix sort over bytes, skipping byte positions where all
+// keys agree, with each key travelling beside its index so each pass
+// reads memory in order.
 func radixPerm(keys []uint64) []int {
 	type item struct {
 		k uint64
@@ -167,8 +216,193 @@ func radixPerm(keys []uint64) []int {
 	perm := make([]int, n)
 	for i, it := range cur {
 		perm[i] = it.i
+		keys[i] = it.k
 	}
 	return perm
+}
+
+// sortStrings sorts string keys byte-wise and stably, or reports false
+// when unbox refuses a key.
+func sortStrings(keys []Value, unbox func(Value) (string, bool)) ([]int, bool) {
+	for _, v := range keys {
+		if _, ok := unbox(v); !ok {
+			return nil, false
+		}
+	}
+	s := strSorter{at: func(i int) string { x, _ := unbox(keys[i]); return x }}
+	return s.sort(nil, len(keys), 0), true
+}
+
+// strSorter is an MSD string sort built on the integer radix sort. Names
+// in a column usually share a prefix ("file-…"), so the 8 bytes after the
+// common prefix are packed into an integer, each byte position squeezed
+// to the bits its distinct values need (ten digits take four bits), and
+// sorted as integers; only runs whose packed bytes tie look further.
+type strSorter struct {
+	at func(i int) string
+}
+
+// smallStrSort is the group size below which comparison sorting wins.
+const smallStrSort = 32
+
+// sort returns idx (or, when idx is nil, the indexes 0..n-1) stably
+// sorted by string. Every string is at least off bytes long and all of
+// them share their first off bytes. idx may be reused for the result.
+func (s strSorter) sort(idx []int, n, off int) []int {
+	at := func(j int) string {
+		if idx == nil {
+			return s.at(j)
+		}
+		return s.at(idx[j])
+	}
+	result := func(perm []int) []int {
+		if idx == nil {
+			return perm
+		}
+		out := make([]int, n)
+		for j, l := range perm {
+			out[j] = idx[l]
+		}
+		copy(idx, out)
+		return idx
+	}
+	identity := func() []int {
+		if idx != nil {
+			return idx
+		}
+		perm := make([]int, n)
+		for i := range perm {
+			perm[i] = i
+		}
+		return perm
+	}
+	if n < 2 {
+		return identity()
+	}
+	// The common prefix: bytes before p need no look.
+	first := at(0)
+	p, sameLen := len(first), true
+	for j := 1; j < n; j++ {
+		t := at(j)
+		p = off + commonPrefix(first[off:p], t[off:])
+		sameLen = sameLen && len(t) == len(first)
+	}
+	if sameLen && p == len(first) {
+		return identity() // all equal
+	}
+	if n < smallStrSort {
+		// identity() holds s's indexes, in input order.
+		perm := identity()
+		slices.SortStableFunc(perm, func(a, b int) int { return strings.Compare(s.at(a)[p:], s.at(b)[p:]) })
+		return perm
+	}
+	keys := make([]uint64, n)
+	var counts [8][256]int
+	for j := range keys {
+		k := pack8(at(j), p)
+		keys[j] = k
+		for b := range 8 {
+			counts[b][(k>>(56-8*b))&0xff]++
+		}
+	}
+	keyBits := squeeze(keys, &counts)
+	perm := sortKeys(keys, keyBits)
+	// Runs of equal packed keys: their strings agree on bytes [p, p+8)
+	// once zero-padded, so a string shorter than p+8 is a prefix of every
+	// longer string in the run (shorter first), and strings of at least
+	// p+8 bytes share that many.
+	for lo := 0; lo < n; {
+		hi := lo + 1
+		for hi < n && keys[hi] == keys[lo] {
+			hi++
+		}
+		if hi-lo > 1 {
+			s.ties(perm[lo:hi], idx, p+8)
+		}
+		lo = hi
+	}
+	return result(perm)
+}
+
+// ties orders a run (local positions into idx, nil meaning identity, in
+// input order) whose strings agree up to end once zero-padded.
+func (s strSorter) ties(run, idx []int, end int) {
+	str := func(l int) string {
+		if idx == nil {
+			return s.at(l)
+		}
+		return s.at(idx[l])
+	}
+	var short, long []int
+	for _, l := range run {
+		if len(str(l)) < end {
+			short = append(short, l)
+		} else {
+			long = append(long, l)
+		}
+	}
+	if len(short) == 0 {
+		copy(run, s.sortLocal(long, idx, end))
+		return
+	}
+	slices.SortStableFunc(short, func(a, b int) int { return len(str(a)) - len(str(b)) })
+	copy(run, short)
+	copy(run[len(short):], s.sortLocal(long, idx, end))
+}
+
+// sortLocal sorts local positions (indexes into idx, or plain indexes
+// when idx is nil) whose strings share their first off bytes.
+func (s strSorter) sortLocal(local, idx []int, off int) []int {
+	if len(local) < 2 {
+		return local
+	}
+	sub := strSorter{at: func(i int) string {
+		if idx == nil {
+			return s.at(i)
+		}
+		return s.at(idx[i])
+	}}
+	return sub.sort(local, len(local), off)
+}
+
+// squeeze rewrites packed 8-byte keys so that each byte position takes
+// only the bits its distinct values need, in the same order (counts holds
+// each position's byte histogram, most significant first), and returns
+// the width of the result.
+func squeeze(keys []uint64, counts *[8][256]int) int {
+	type position struct {
+		shift uint
+		width int
+		code  [256]uint8
+	}
+	var pos []position
+	width := 0
+	for b := range counts {
+		var p position
+		p.shift = uint(56 - 8*b)
+		distinct := 0
+		for v, c := range counts[b] {
+			if c > 0 {
+				p.code[v] = uint8(distinct)
+				distinct++
+			}
+		}
+		if distinct == 1 {
+			continue // every key has the same byte here
+		}
+		p.width = bits.Len(uint(distinct - 1))
+		width += p.width
+		pos = append(pos, p)
+	}
+	for j, k := range keys {
+		var q uint64
+		for i := range pos {
+			p := &pos[i]
+			q = q<<p.width | uint64(p.code[(k>>p.shift)&0xff])
+		}
+		keys[j] = q
+	}
+	return width
 }
 
 func commonPrefix(a, b string) int {

@@ -2,6 +2,7 @@ package value
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -110,5 +111,100 @@ func BenchmarkMillionRows(b *testing.B) {
 		if _, err := SortIndex(keys); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// stableRef is the reference order: a stable comparison sort by Compare.
+func stableRef(t *testing.T, keys []Value) []int {
+	t.Helper()
+	want := make([]int, len(keys))
+	for i := range want {
+		want[i] = i
+	}
+	slices.SortStableFunc(want, func(a, b int) int {
+		c, err := Compare(keys[a], keys[b])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	})
+	return want
+}
+
+// TestSortIndexRadixMatchesCompare checks every encoded kind against a
+// plain stable sort, on inputs large enough for the radix paths, with
+// many ties, wide and narrow key ranges, and strings that share long
+// prefixes or differ only in trailing NULs.
+func TestSortIndexRadixMatchesCompare(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 6))
+	gen := map[string]func(i int) Value{
+		"int narrow":      func(int) Value { return Int(rng.IntN(50) - 25) },
+		"int wide":        func(int) Value { return Int(rng.Int64() - rng.Int64()) },
+		"int extremes":    func(int) Value { return []Value{Int(math.MinInt64), Int(math.MaxInt64), Int(0), Int(-1)}[rng.IntN(4)] },
+		"size":            func(int) Value { return Size(rng.Uint64() >> uint(rng.IntN(64))) },
+		"duration":        func(int) Value { return Duration(rng.Int64N(1e12) - 5e11) },
+		"float":           func(int) Value { return Float(rng.NormFloat64() * 1e3) },
+		"float zeros inf": func(int) Value { return []Value{Float(0), Float(math.Copysign(0, -1)), Float(math.Inf(1)), Float(math.Inf(-1)), Float(-1.5)}[rng.IntN(5)] },
+		"str digits":      func(i int) Value { return Str(fmt.Sprintf("file-%07d", (i*7919)%100_000)) },
+		"str dups":        func(int) Value { return Str([]string{"a", "b", "", "a\x00", "ab"}[rng.IntN(5)]) },
+		"str long prefix": func(int) Value {
+			s := strings.Repeat("/home/user/project/", 1+rng.IntN(2))
+			for j := rng.IntN(20); j > 0; j-- {
+				s += []string{"", "a", "\x00", "z", "\xff", "é"}[rng.IntN(6)]
+			}
+			return Str(s)
+		},
+		"str random": func(int) Value {
+			b := make([]byte, rng.IntN(12))
+			for j := range b {
+				b[j] = byte(rng.IntN(256))
+			}
+			return Str(b)
+		},
+		"path": func(int) Value { return Path{P: fmt.Sprintf("/tmp/%d/x", rng.IntN(3000))} },
+	}
+	for name, g := range gen {
+		for _, n := range []int{1, 2, 31, 33, 255, 257, 5000, 70_000} {
+			keys := make([]Value, n)
+			for i := range keys {
+				keys[i] = g(i)
+			}
+			got, err := SortIndex(keys)
+			if err != nil {
+				t.Fatalf("%s/%d: %v", name, n, err)
+			}
+			if !slices.Equal(got, stableRef(t, keys)) {
+				t.Errorf("%s/%d: radix order differs from the stable sort", name, n)
+			}
+		}
+	}
+}
+
+// TestSortIndexFallbacks keeps the general path's results and errors for
+// keys the encoded paths refuse.
+func TestSortIndexFallbacks(t *testing.T) {
+	t.Parallel()
+	big := make([]Value, 1000)
+	for i := range big {
+		big[i] = Float(float64(1000 - i))
+	}
+	big[500] = Int(3) // mixed int and float
+	got, err := SortIndex(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := stableRef(t, big); !slices.Equal(got, want) {
+		t.Errorf("mixed int/float order differs")
+	}
+	big[700] = Float(math.NaN())
+	_, err = SortIndex(big)
+	if d := diag.As(err); d == nil || d.Code != diag.TypeError || !strings.Contains(d.Msg, "NaN has no order") {
+		t.Errorf("NaN key error = %v", err)
+	}
+	strs := []Value{Str("b"), Str("a"), Path{P: "c"}}
+	_, err = SortIndex(strs)
+	if d := diag.As(err); d == nil || d.Msg != "cannot compare str with path" && d.Msg != "cannot compare path with str" {
+		t.Errorf("str/path error = %v", err)
 	}
 }
