@@ -139,15 +139,17 @@ func TestSortIndexRadixMatchesCompare(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	gen := map[string]func(i int) Value{
-		"int narrow":      func(int) Value { return Int(rng.IntN(50) - 25) },
-		"int wide":        func(int) Value { return Int(rng.Int64() - rng.Int64()) },
-		"int extremes":    func(int) Value { return []Value{Int(math.MinInt64), Int(math.MaxInt64), Int(0), Int(-1)}[rng.IntN(4)] },
-		"size":            func(int) Value { return Size(rng.Uint64() >> uint(rng.IntN(64))) },
-		"duration":        func(int) Value { return Duration(rng.Int64N(1e12) - 5e11) },
-		"float":           func(int) Value { return Float(rng.NormFloat64() * 1e3) },
-		"float zeros inf": func(int) Value { return []Value{Float(0), Float(math.Copysign(0, -1)), Float(math.Inf(1)), Float(math.Inf(-1)), Float(-1.5)}[rng.IntN(5)] },
-		"str digits":      func(i int) Value { return Str(fmt.Sprintf("file-%07d", (i*7919)%100_000)) },
-		"str dups":        func(int) Value { return Str([]string{"a", "b", "", "a\x00", "ab"}[rng.IntN(5)]) },
+		"int narrow":   func(int) Value { return Int(rng.IntN(50) - 25) },
+		"int wide":     func(int) Value { return Int(rng.Int64() - rng.Int64()) },
+		"int extremes": func(int) Value { return []Value{Int(math.MinInt64), Int(math.MaxInt64), Int(0), Int(-1)}[rng.IntN(4)] },
+		"size":         func(int) Value { return Size(rng.Uint64() >> uint(rng.IntN(64))) },
+		"duration":     func(int) Value { return Duration(rng.Int64N(1e12) - 5e11) },
+		"float":        func(int) Value { return Float(rng.NormFloat64() * 1e3) },
+		"float zeros inf": func(int) Value {
+			return []Value{Float(0), Float(math.Copysign(0, -1)), Float(math.Inf(1)), Float(math.Inf(-1)), Float(-1.5)}[rng.IntN(5)]
+		},
+		"str digits": func(i int) Value { return Str(fmt.Sprintf("file-%07d", (i*7919)%100_000)) },
+		"str dups":   func(int) Value { return Str([]string{"a", "b", "", "a\x00", "ab"}[rng.IntN(5)]) },
 		"str long prefix": func(int) Value {
 			s := strings.Repeat("/home/user/project/", 1+rng.IntN(2))
 			for j := rng.IntN(20); j > 0; j-- {
