@@ -28,6 +28,89 @@ type fastLambda struct {
 	field string
 	op    string // "" for a bare field read
 	lit   value.Value
+	// apply is the lambda's result from the field's value: nil for a bare
+	// read, else binaryOp(op, v, lit) with the common cases inlined.
+	apply func(value.Value) (value.Value, error)
+}
+
+// FieldFunc implements lib.FieldFunc, so collection methods read the
+// field of each row themselves (.where(.size > 500kb), .sort_by(.name)).
+func (c *closureImpl) FieldFunc() (string, func(value.Value) (value.Value, error)) {
+	if c.fast == nil {
+		return "", nil
+	}
+	return c.fast.field, c.fast.apply
+}
+
+var _ lib.FieldFunc = (*closureImpl)(nil)
+
+// Comparison codes for the compiled fast lambdas.
+const (
+	opLT = iota
+	opLE
+	opGT
+	opGE
+	opEQ
+	opNE
+)
+
+// compileCompare returns binaryOp(op, v, lit) as a function of v that
+// answers the same-kind ordered comparisons without the general
+// dispatch; for int literals == and != too (binaryOp's own int path).
+func compileCompare(op string, lit value.Value) func(value.Value) (value.Value, error) {
+	slow := func(v value.Value) (value.Value, error) { return binaryOp(op, v, lit) }
+	var code int
+	switch op {
+	case "<":
+		code = opLT
+	case "<=":
+		code = opLE
+	case ">":
+		code = opGT
+	case ">=":
+		code = opGE
+	case "==":
+		code = opEQ
+	case "!=":
+		code = opNE
+	default:
+		return slow
+	}
+	switch l := lit.(type) {
+	case value.Int:
+		return orderedCompare(code, l, slow)
+	case value.Size:
+		if code < opEQ {
+			return orderedCompare(code, l, slow)
+		}
+	case value.Duration:
+		if code < opEQ {
+			return orderedCompare(code, l, slow)
+		}
+	}
+	return slow
+}
+
+func orderedCompare[T value.Int | value.Size | value.Duration](code int, lit T, slow func(value.Value) (value.Value, error)) func(value.Value) (value.Value, error) {
+	return func(v value.Value) (value.Value, error) {
+		a, ok := v.(T)
+		if !ok {
+			return slow(v)
+		}
+		switch code {
+		case opLT:
+			return value.Bool(a < lit), nil
+		case opLE:
+			return value.Bool(a <= lit), nil
+		case opGT:
+			return value.Bool(a > lit), nil
+		case opGE:
+			return value.Bool(a >= lit), nil
+		case opEQ:
+			return value.Bool(a == lit), nil
+		}
+		return value.Bool(a != lit), nil
+	}
 }
 
 func (t *thread) makeFn(sc *scope, n *syntax.FnDecl) *value.Closure {
@@ -104,7 +187,7 @@ func analyseDotLambda(body syntax.Expr) *fastLambda {
 	default:
 		return nil
 	}
-	return &fastLambda{field: name, op: b.Op, lit: lit}
+	return &fastLambda{field: name, op: b.Op, lit: lit, apply: compileCompare(b.Op, lit)}
 }
 
 // Call implements value.Caller and lib.Env: library methods call back
@@ -114,10 +197,10 @@ func (t *thread) Call(ctx context.Context, fn value.Value, args ...value.Value) 
 		if impl, ok := c.Impl.(*closureImpl); ok && impl.fast != nil && len(args) == 1 {
 			if r, ok := args[0].(*value.Record); ok {
 				if v, ok := r.Get(impl.fast.field); ok {
-					if impl.fast.op == "" {
+					if impl.fast.apply == nil {
 						return v, nil
 					}
-					return binaryOp(impl.fast.op, v, impl.fast.lit)
+					return impl.fast.apply(v)
 				}
 			}
 		}

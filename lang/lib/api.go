@@ -15,6 +15,17 @@ type Env interface {
 	value.Caller
 }
 
+// FieldFunc is an optional side of a closure's Impl: the closure, called
+// with a record that has the field, reads that field and returns
+// apply(value) (apply nil meaning the value itself), with no other effect.
+// The evaluator offers it for dot-lambdas such as .name and .size > 500kb
+// (LANGUAGE.md §6.7). Collection methods then find the field once per
+// record shape instead of calling the closure per element; any other
+// element goes through Env.Call, so results and errors stay the closure's.
+type FieldFunc interface {
+	FieldFunc() (field string, apply func(value.Value) (value.Value, error))
+}
+
 // Named is a named call argument (f(x: 1)).
 type Named struct {
 	Name  string

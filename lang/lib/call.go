@@ -21,6 +21,29 @@ type call struct {
 	// call to call (Env.Call must not retain it), so that .where(p) over
 	// a million rows does not allocate a slice per row.
 	arg1 [1]value.Value
+	// field is the [FieldFunc] form of the last callback apply1 saw.
+	field fieldCache
+}
+
+// fieldCache remembers a callback's [FieldFunc] form and where its field
+// sits in the last record shape seen (rows of a table share one shape).
+type fieldCache struct {
+	fn    *value.Closure
+	name  string // "" when fn has no field form
+	apply func(value.Value) (value.Value, error)
+	shape *value.Shape
+	at    int
+}
+
+// lookup returns the field's value in r, or false when r lacks it.
+func (fc *fieldCache) lookup(r *value.Record) (value.Value, bool) {
+	if r.Shape != fc.shape {
+		fc.shape, fc.at = r.Shape, r.Shape.Index(fc.name)
+	}
+	if fc.at < 0 || fc.at >= len(r.Vals) {
+		return nil, false
+	}
+	return r.Vals[fc.at], true
 }
 
 // method implements one catalogue entry.
@@ -92,6 +115,23 @@ func (c *call) apply(f value.Value, args ...value.Value) (value.Value, error) {
 func (c *call) apply1(f, x value.Value) (value.Value, error) {
 	if c.env == nil {
 		return nil, noEnvErr()
+	}
+	if cl, ok := f.(*value.Closure); ok {
+		fc := &c.field
+		if fc.fn != cl {
+			*fc = fieldCache{fn: cl}
+			if ff, ok := cl.Impl.(FieldFunc); ok {
+				fc.name, fc.apply = ff.FieldFunc()
+			}
+		}
+		if r, ok := x.(*value.Record); ok && fc.name != "" {
+			if v, ok := fc.lookup(r); ok {
+				if fc.apply == nil {
+					return v, nil
+				}
+				return fc.apply(v)
+			}
+		}
 	}
 	c.arg1[0] = x
 	r, err := c.env.Call(c.ctx, f, c.arg1[:]...)
