@@ -53,3 +53,42 @@ func BenchmarkAppendEvent(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBeginQueueFinish is the kernel's exec pattern since the combined write: Begin, then
+// one QueueFinish with two output rows and the journal and session.transcript events, from 4
+// goroutines. Target: >= 5,000 execs/s with room for the kernel's own work.
+func BenchmarkBeginQueueFinish(b *testing.B) {
+	j, _ := openJournal(b, &Options{NoSyncBlobs: true})
+	ctx := context.Background()
+	outs := []Output{{Kind: OutputValue, Hash: cas.Sum([]byte("3")), Len: 1}, {Kind: OutputRender, Hash: cas.Sum([]byte("3\n")), Len: 2}}
+	start := ExecStart{Session: "s", Principal: "uid:0", Src: "1 + 2", AST: json.RawMessage(`{"t":"bin"}`), Cwd: []byte("/tmp")}
+	jp := json.RawMessage(`{"entry_id":1,"head":"1","ok":true,"principal":"uid:0"}`)
+	tp := json.RawMessage(`{"n":1,"ref":"out:1","summary":{"type":"int"}}`)
+	const goroutines = 4
+	b.ResetTimer()
+	t0 := time.Now()
+	var wg sync.WaitGroup
+	per := b.N/goroutines + 1
+	for range goroutines {
+		wg.Go(func() {
+			for range per {
+				id, err := j.Begin(ctx, start)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				p, err := j.QueueFinish(ctx, id, &ExecFinish{OK: true, Status: new(int), DurNs: 1, Outputs: outs},
+					[]EventAppend{{Channel: ChannelJournal, EntryID: id, Payload: jp}, {Channel: ChannelTranscript, EntryID: id, Payload: tp}})
+				if err == nil {
+					_, err = p.Wait()
+				}
+				if err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.ReportMetric(float64(per*goroutines)/time.Since(t0).Seconds(), "execs/s")
+}

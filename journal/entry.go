@@ -143,60 +143,83 @@ func (j *Journal) Begin(ctx context.Context, s ExecStart) (int64, error) {
 // [ErrAlreadyFinished]. Finish records even when ctx is already cancelled: the usual reason
 // to finish early is a cancelled exec, and that end must be journaled too.
 func (j *Journal) Finish(ctx context.Context, id int64, f ExecFinish) error {
-	ctx = context.WithoutCancel(ctx)
-	type row struct {
-		kind string
-		hash []byte
-		len  int64
-		meta any
+	fin, err := j.prepareFinish(id, f)
+	if err != nil {
+		return err
 	}
-	rows := make([]row, 0, len(f.Outputs))
+	if err := j.write(context.WithoutCancel(ctx), fin.apply); err != nil {
+		return fmt.Errorf("journal finish %d: %w", id, err)
+	}
+	return nil
+}
+
+// finishWrite is a validated Finish, ready to run in the writer's transaction.
+type finishWrite struct {
+	j      *Journal
+	id     int64
+	f      ExecFinish
+	status any
+	rows   []outputRow
+}
+
+type outputRow struct {
+	kind string
+	hash []byte
+	len  int64
+	meta any
+}
+
+// prepareFinish validates f and converts it to column values, outside the writer.
+func (j *Journal) prepareFinish(id int64, f ExecFinish) (*finishWrite, error) {
+	w := &finishWrite{j: j, id: id, f: f, rows: make([]outputRow, 0, len(f.Outputs))}
 	for _, o := range f.Outputs {
 		switch o.Kind {
 		case OutputValue, OutputRender, OutputStdout, OutputStderr:
 		default:
-			return fmt.Errorf("journal finish %d: unknown output kind %q", id, o.Kind)
+			return nil, fmt.Errorf("journal finish %d: unknown output kind %q", id, o.Kind)
 		}
-		if !cas.ValidHash(o.Hash) {
-			return fmt.Errorf("journal finish %d: output hash %q: %w", id, o.Hash, cas.ErrInvalidHash)
+		raw, err := hex.DecodeString(o.Hash)
+		if err != nil || !cas.ValidHash(o.Hash) {
+			return nil, fmt.Errorf("journal finish %d: output hash %q: %w", id, o.Hash, cas.ErrInvalidHash)
 		}
-		raw, _ := hex.DecodeString(o.Hash) // valid: checked above
 		var meta any
 		if o.Meta != nil {
 			if !json.Valid(o.Meta) {
-				return fmt.Errorf("journal finish %d: output meta is not JSON", id)
+				return nil, fmt.Errorf("journal finish %d: output meta is not JSON", id)
 			}
 			meta = string(o.Meta)
 		}
-		rows = append(rows, row{o.Kind, raw, o.Len, meta})
+		w.rows = append(w.rows, outputRow{o.Kind, raw, o.Len, meta})
 	}
-	var status any
 	if f.Status != nil {
-		status = *f.Status
+		w.status = *f.Status
 	}
-	err := j.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.Stmt(j.finish).Exec(f.DurNs, status, f.OK, f.Opaque, id)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n != 1 {
-			// Tell a second Finish (which would duplicate the outputs) from an unknown id.
-			var exists bool
-			if qerr := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM entry WHERE id = ?)`, id).Scan(&exists); qerr == nil && exists {
-				return ErrAlreadyFinished
-			}
-			return ErrNotFound
-		}
-		insert := tx.Stmt(j.output)
-		for _, r := range rows {
-			if _, err := insert.Exec(id, r.kind, r.hash, r.len, r.meta); err != nil {
-				return fmt.Errorf("output: %w", err)
-			}
-		}
-		return nil
-	})
+	return w, nil
+}
+
+// apply runs the finish in the writer's transaction. A refused finish (unknown or already
+// finished entry) has written nothing when it returns.
+func (w *finishWrite) apply(tx *sql.Tx) error {
+	res, err := tx.Stmt(w.j.finish).Exec(w.f.DurNs, w.status, w.f.OK, w.f.Opaque, w.id)
 	if err != nil {
-		return fmt.Errorf("journal finish %d: %w", id, err)
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		// Tell a second Finish (which would duplicate the outputs) from an unknown id.
+		var exists bool
+		if qerr := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM entry WHERE id = ?)`, w.id).Scan(&exists); qerr == nil && exists {
+			return ErrAlreadyFinished
+		}
+		return ErrNotFound
+	}
+	if len(w.rows) == 0 {
+		return nil
+	}
+	insert := tx.Stmt(w.j.output)
+	for _, r := range w.rows {
+		if _, err := insert.Exec(w.id, r.kind, r.hash, r.len, r.meta); err != nil {
+			return fmt.Errorf("output: %w", err)
+		}
 	}
 	return nil
 }

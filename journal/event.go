@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 )
 
 // The durable channels: their events are kept here so the kernel can replay them, and their
@@ -36,39 +38,138 @@ type Event struct {
 // in transcript_event, the per-entry record of the transcript. Like [Journal.Finish], it
 // records even when ctx is already cancelled, since it reports the end of an exec.
 func (j *Journal) AppendEvent(ctx context.Context, channel string, entryID int64, payload json.RawMessage, ts int64) (int64, error) {
-	ctx = context.WithoutCancel(ctx)
-	if !Durable(channel) {
-		return 0, fmt.Errorf("journal append event: channel %q is not durable", channel)
-	}
-	if !json.Valid(payload) {
-		return 0, fmt.Errorf("journal append event %s: payload is not JSON", channel)
-	}
-	if ts == 0 {
-		ts = j.opts.Now().UnixNano()
+	ev := EventAppend{Channel: channel, EntryID: entryID, Payload: payload, TS: ts}
+	if err := j.checkEvent(&ev); err != nil {
+		return 0, err
 	}
 	var seq int64
-	err := j.write(ctx, func(tx *sql.Tx) error {
-		// In the writer's transaction, so reading the highest seq and inserting the next are
-		// one unit, and a rolled-back append does not consume a seq.
-		if err := tx.QueryRow(`SELECT COALESCE(MAX(seq) + 1, 0) FROM channel_event WHERE channel = ?`, channel).Scan(&seq); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(`INSERT INTO channel_event (channel, seq, entry_id, ts, payload) VALUES (?, ?, ?, ?, ?)`,
-			channel, seq, nullInt(entryID), ts, string(payload)); err != nil {
-			return err
-		}
-		if channel == ChannelTranscript && entryID != 0 {
-			if _, err := tx.Exec(`INSERT OR REPLACE INTO transcript_event (entry_id, ts, payload) VALUES (?, ?, ?)`,
-				entryID, ts, string(payload)); err != nil {
-				return err
-			}
-		}
-		return nil
+	err := j.write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
+		var err error
+		seq, err = j.appendEvent(tx, &ev)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("journal append event %s: %w", channel, err)
 	}
 	return seq, nil
+}
+
+// EventAppend is an event to store with [Journal.QueueFinish]; see [Journal.AppendEvent].
+type EventAppend struct {
+	Channel string
+	EntryID int64 // 0: none
+	Payload json.RawMessage
+	TS      int64 // Unix ns; 0 means now
+}
+
+func (j *Journal) checkEvent(ev *EventAppend) error {
+	if !Durable(ev.Channel) {
+		return fmt.Errorf("journal append event: channel %q is not durable", ev.Channel)
+	}
+	if !json.Valid(ev.Payload) {
+		return fmt.Errorf("journal append event %s: payload is not JSON", ev.Channel)
+	}
+	if ev.TS == 0 {
+		ev.TS = j.opts.Now().UnixNano()
+	}
+	return nil
+}
+
+// appendEvent stores ev in the writer's transaction and returns its seq. The seq is one past
+// the highest stored, read in the same transaction; the writer keeps it (nextSeq) so the
+// table is read once per channel, and forgets it on every rollback, so a rolled-back append
+// consumes no seq.
+func (j *Journal) appendEvent(tx *sql.Tx, ev *EventAppend) (int64, error) {
+	seq, ok := j.nextSeq[ev.Channel]
+	if !ok {
+		if err := tx.Stmt(j.maxSeq).QueryRow(ev.Channel).Scan(&seq); err != nil {
+			return 0, err
+		}
+	}
+	if _, err := tx.Stmt(j.event).Exec(ev.Channel, seq, nullInt(ev.EntryID), ev.TS, string(ev.Payload)); err != nil {
+		return 0, err
+	}
+	if ev.Channel == ChannelTranscript && ev.EntryID != 0 {
+		if _, err := tx.Stmt(j.transcript).Exec(ev.EntryID, ev.TS, string(ev.Payload)); err != nil {
+			return 0, err
+		}
+	}
+	j.nextSeq[ev.Channel] = seq + 1
+	return seq, nil
+}
+
+const (
+	sqlMaxSeq     = `SELECT COALESCE(MAX(seq) + 1, 0) FROM channel_event WHERE channel = ?`
+	sqlEvent      = `INSERT INTO channel_event (channel, seq, entry_id, ts, payload) VALUES (?, ?, ?, ?, ?)`
+	sqlTranscript = `INSERT OR REPLACE INTO transcript_event (entry_id, ts, payload) VALUES (?, ?, ?)`
+)
+
+// Pending is a write queued by [Journal.QueueFinish].
+type Pending struct {
+	op        *writeOp
+	finishErr error   // set by the writer before op.done is signalled
+	seqs      []int64 // likewise
+}
+
+// Wait blocks until the write is committed (or has failed). It returns the seqs given to the
+// events, in the order they were passed; err reports a failed write (then nothing of it was
+// stored) or a refused finish ([ErrNotFound], [ErrAlreadyFinished]: the events were still
+// stored, and seqs is valid).
+func (p *Pending) Wait() (seqs []int64, err error) {
+	if err := <-p.op.done; err != nil {
+		return nil, err
+	}
+	return p.seqs, p.finishErr
+}
+
+// QueueFinish queues one write that finishes entry id with f (as [Journal.Finish]; nil f
+// finishes nothing) and then appends evs in order (as [Journal.AppendEvent]), all in one
+// transaction, and returns without waiting for it: [Pending.Wait] does. An exec's end is
+// thus one write instead of three, and the caller can queue under its own lock (so events
+// are stored in the order their channel numbered them: writes are taken in the order they
+// were queued) and wait outside it.
+//
+// Durability is the same as for the separate calls: nothing is acknowledged before Wait
+// returns, which is after the commit. The write ignores ctx's cancellation, like Finish.
+func (j *Journal) QueueFinish(ctx context.Context, id int64, f *ExecFinish, evs []EventAppend) (*Pending, error) {
+	var fin *finishWrite
+	if f != nil {
+		var err error
+		if fin, err = j.prepareFinish(id, *f); err != nil {
+			return nil, err
+		}
+	}
+	evs = slices.Clone(evs)
+	for i := range evs {
+		if err := j.checkEvent(&evs[i]); err != nil {
+			return nil, err
+		}
+	}
+	p := &Pending{}
+	op, err := j.enqueue(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
+		p.finishErr = nil
+		if fin != nil {
+			if err := fin.apply(tx); errors.Is(err, ErrNotFound) || errors.Is(err, ErrAlreadyFinished) {
+				p.finishErr = fmt.Errorf("journal finish %d: %w", id, err) // nothing written: the events still go in
+			} else if err != nil {
+				return fmt.Errorf("journal finish %d: %w", id, err)
+			}
+		}
+		p.seqs = make([]int64, len(evs))
+		for i := range evs {
+			seq, err := j.appendEvent(tx, &evs[i])
+			if err != nil {
+				return fmt.Errorf("journal append event %s: %w", evs[i].Channel, err)
+			}
+			p.seqs[i] = seq
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.op = op
+	return p, nil
 }
 
 // NextSeq returns the seq the next event on channel will get, so an in-memory ring can

@@ -56,10 +56,21 @@ type Journal struct {
 
 	// Statements of the hot write path, prepared once on the writer: go-sqlite3 would
 	// otherwise compile the SQL on every call, a large share of a Begin+Finish.
-	begin, finish, output *sql.Stmt
+	begin, finish, output     *sql.Stmt
+	maxSeq, event, transcript *sql.Stmt
+	ck                        *sql.DB       // the checkpointer's connection
+	ckWake                    chan struct{} // the writer asks for a checkpoint; closed when the writer is done
+	ckDone                    chan struct{}
+	commits                   int // since the last checkpoint request; only the writer uses it
 
-	ops        chan *writeOp // to the writer goroutine (see write)
-	quit       chan struct{}
+	// nextSeq caches the next seq of each durable channel; only the writer uses it.
+	nextSeq map[string]int64
+
+	// The writer's queue (see write): qmu guards queue and closed; wake signals the writer.
+	qmu        sync.Mutex
+	queue      []*writeOp
+	closed     bool
+	wake       chan struct{}
 	writerDone chan struct{}
 	closeOnce  sync.Once
 }
@@ -70,7 +81,8 @@ func Open(path string, opts *Options) (*Journal, error) {
 	if !sqliteAvailable {
 		return nil, fmt.Errorf("open journal %s: %w", path, ErrNoSQLite)
 	}
-	j := &Journal{path: path, ops: make(chan *writeOp), quit: make(chan struct{}), writerDone: make(chan struct{})}
+	j := &Journal{path: path, wake: make(chan struct{}, 1), writerDone: make(chan struct{}), nextSeq: map[string]int64{},
+		ckWake: make(chan struct{}, 1), ckDone: make(chan struct{})}
 	if opts != nil {
 		j.opts = *opts
 	}
@@ -110,7 +122,7 @@ func (j *Journal) open() error {
 	// call returns, so it survives the process being killed; only power loss can drop the last
 	// commits. See docs/journal.md.
 	writeDSN := fmt.Sprintf("%s?_journal_mode=WAL&_busy_timeout=%d&_txlock=immediate&_foreign_keys=on&_synchronous=NORMAL", fileURI(j.path), busy)
-	w, err := sql.Open("sqlite3", writeDSN)
+	w, err := sql.Open(writerDriver, writeDSN)
 	if err != nil {
 		return err
 	}
@@ -145,8 +157,38 @@ func (j *Journal) open() error {
 		return err
 	}
 	j.cas = store
+	// The checkpointer's own connection: a PASSIVE checkpoint there runs beside the writer
+	// instead of inside one of its commits.
+	ck, err := sql.Open("sqlite3", fmt.Sprintf("%s?_busy_timeout=%d", fileURI(j.path), busy))
+	if err != nil {
+		return err
+	}
+	j.ck = ck
+	ck.SetMaxOpenConns(1)
+	ck.SetMaxIdleConns(1)
+	go j.checkpointer()
 	go j.writer()
 	return nil
+}
+
+// checkpointEvery is how many commits the writer makes between checkpoint requests. At a
+// handful of pages per commit it is near SQLite's default of a checkpoint per 1000 WAL pages.
+const checkpointEvery = 100
+
+// checkpointer copies the WAL into the database when the writer asks (every checkpointEvery
+// commits) and once more when the journal closes. SQLite would otherwise checkpoint inside
+// the commit that crosses 1000 WAL pages, with two fsyncs, stalling every write queued behind
+// it (the writer's connection has automatic checkpoints off, see writerDriver). PASSIVE
+// never blocks the writer or readers; what it cannot copy now is copied next time. Durability
+// does not depend on checkpoints: a commit is in the WAL when the writer acknowledges it.
+func (j *Journal) checkpointer() {
+	defer close(j.ckDone)
+	for range j.ckWake {
+		// A checkpoint that fails (the database is busy past the timeout) leaves the WAL as it
+		// was; the next request copies it. The connection closing last checkpoints whatever
+		// is left.
+		_, _ = j.ck.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+	}
 }
 
 // fileURI builds a SQLite URI ("file:/a%20b/j.db") for a filesystem path, percent-escaping
@@ -196,24 +238,44 @@ func (j *Journal) prepare() error {
 	if j.finish, err = j.w.Prepare(sqlFinish); err != nil {
 		return err
 	}
-	j.output, err = j.w.Prepare(sqlOutput)
+	if j.output, err = j.w.Prepare(sqlOutput); err != nil {
+		return err
+	}
+	if j.maxSeq, err = j.w.Prepare(sqlMaxSeq); err != nil {
+		return err
+	}
+	if j.event, err = j.w.Prepare(sqlEvent); err != nil {
+		return err
+	}
+	j.transcript, err = j.w.Prepare(sqlTranscript)
 	return err
 }
 
-// Close stops the writer (a batch in progress still commits), then closes both pools and the
+// Close stops the writer (writes already queued still commit), then closes both pools and the
 // blob store. Writes after Close fail with [ErrClosed].
 func (j *Journal) Close() error {
 	var errs []error
 	j.closeOnce.Do(func() {
-		close(j.quit)
-		if j.cas != nil { // the writer was started
+		j.qmu.Lock()
+		j.closed = true
+		j.qmu.Unlock()
+		select {
+		case j.wake <- struct{}{}:
+		default:
+		}
+		if j.cas != nil { // the writer and the checkpointer were started
 			<-j.writerDone
+			close(j.ckWake)
+			<-j.ckDone
 		}
 	})
-	for _, st := range []*sql.Stmt{j.begin, j.finish, j.output} {
+	for _, st := range []*sql.Stmt{j.begin, j.finish, j.output, j.maxSeq, j.event, j.transcript} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}
+	}
+	if j.ck != nil {
+		errs = append(errs, j.ck.Close())
 	}
 	if j.r != nil {
 		errs = append(errs, j.r.Close())

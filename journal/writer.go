@@ -29,93 +29,160 @@ type writeOp struct {
 // the others still commit. Nothing is acknowledged before the commit, so a returned write is
 // as durable as before.
 //
-// ctx only guards the wait to enter the queue: once an op is taken it runs to completion,
-// because cancelling a statement mid-transaction would interrupt the whole batch.
+// ctx is only checked before the op is queued: once queued an op runs to completion, because
+// cancelling a statement mid-transaction would interrupt the whole batch.
 func (j *Journal) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	if err := ctx.Err(); err != nil {
+	op, err := j.enqueue(ctx, fn)
+	if err != nil {
 		return err
-	}
-	op := &writeOp{fn: fn, done: make(chan error, 1)}
-	select {
-	case j.ops <- op:
-	case <-j.quit:
-		return ErrClosed
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 	return <-op.done
 }
 
-// writer is the goroutine that owns the write connection.
+// enqueue queues fn for the writer and returns at once. Ops are taken in the order they were
+// queued, and an op commits in the same transaction as, or a later one than, every op queued
+// before it; callers that must keep an order (the seqs of a durable channel) queue under
+// their own lock and wait for op.done outside it.
+func (j *Journal) enqueue(ctx context.Context, fn func(tx *sql.Tx) error) (*writeOp, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	op := &writeOp{fn: fn, done: make(chan error, 1)}
+	j.qmu.Lock()
+	if j.closed {
+		j.qmu.Unlock()
+		return nil, ErrClosed
+	}
+	j.queue = append(j.queue, op)
+	j.qmu.Unlock()
+	select {
+	case j.wake <- struct{}{}:
+	default: // the writer is already signalled
+	}
+	return op, nil
+}
+
+// writer is the goroutine that owns the write connection. After Close it commits what is
+// still queued, so no queued op is left unanswered.
 func (j *Journal) writer() {
 	defer close(j.writerDone)
+	var batch []*writeOp
 	for {
-		var first *writeOp
-		select {
-		case first = <-j.ops:
-		case <-j.quit:
-			return
+		j.qmu.Lock()
+		q := j.queue
+		n := min(len(q), maxBatch)
+		batch = append(batch[:0], q[:n]...)
+		clear(q[:n])
+		if n == len(q) {
+			j.queue = q[:0] // reuse the array
+		} else {
+			j.queue = q[n:]
 		}
-		batch := []*writeOp{first}
-	drain:
-		for len(batch) < maxBatch {
-			select {
-			case op := <-j.ops:
-				batch = append(batch, op)
-			default:
-				break drain
+		closed := j.closed
+		j.qmu.Unlock()
+		if len(batch) == 0 {
+			if closed {
+				return
 			}
+			<-j.wake
+			continue
 		}
 		errs := j.commit(batch)
 		for i, op := range batch {
 			op.done <- errs[i]
 		}
+		clear(batch)
+		if j.commits++; j.commits >= checkpointEvery {
+			j.commits = 0
+			select {
+			case j.ckWake <- struct{}{}:
+			default: // a checkpoint is already due
+			}
+		}
 	}
 }
 
 // commit runs a batch in one transaction and returns each op's outcome.
+//
+// It first runs every op in a plain transaction, which is all the usual all-good batch needs.
+// If an op fails, that transaction is rolled back and the batch runs again with each op under
+// its own SAVEPOINT, so the failing op is rolled back alone and the others still commit. An op
+// may therefore run twice; its fn only assigns results, so running it again is harmless.
 func (j *Journal) commit(batch []*writeOp) []error {
-	ctx := context.Background()
-	errs := make([]error, len(batch))
-	failAll := func(err error) []error {
-		for i := range errs {
-			errs[i] = err
-		}
+	if errs, ok := j.commitFast(batch); ok {
 		return errs
 	}
-	tx, err := j.w.BeginTx(ctx, nil)
+	return j.commitIsolated(batch)
+}
+
+// commitFast runs batch without savepoints; false means an op failed and nothing was
+// committed.
+func (j *Journal) commitFast(batch []*writeOp) ([]error, bool) {
+	errs := make([]error, len(batch))
+	tx, err := j.w.BeginTx(context.Background(), nil)
 	if err != nil {
-		return failAll(fmt.Errorf("begin transaction: %w", err))
+		j.forgetSeqs()
+		return failAll(errs, fmt.Errorf("begin transaction: %w", err)), true
 	}
-	if len(batch) == 1 {
-		// No savepoint needed: the op's failure is the transaction's.
-		if err := batch[0].fn(tx); err != nil {
+	for _, op := range batch {
+		if err := op.fn(tx); err != nil {
 			tx.Rollback()
-			return failAll(err)
-		}
-	} else {
-		for i, op := range batch {
-			if _, err := tx.ExecContext(ctx, "SAVEPOINT op"); err != nil {
-				tx.Rollback()
-				return failAll(fmt.Errorf("savepoint: %w", err))
-			}
-			if errs[i] = op.fn(tx); errs[i] != nil {
-				if _, err := tx.ExecContext(ctx, "ROLLBACK TO op"); err != nil {
-					tx.Rollback()
-					return failAll(fmt.Errorf("rollback to savepoint: %w", err))
-				}
-			}
-			if _, err := tx.ExecContext(ctx, "RELEASE op"); err != nil {
-				tx.Rollback()
-				return failAll(fmt.Errorf("release savepoint: %w", err))
-			}
+			j.forgetSeqs()
+			return nil, false
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return failAll(fmt.Errorf("commit: %w", err))
+		j.forgetSeqs()
+		return failAll(errs, fmt.Errorf("commit: %w", err)), true
+	}
+	return errs, true
+}
+
+// commitIsolated runs batch with each op under its own savepoint.
+func (j *Journal) commitIsolated(batch []*writeOp) []error {
+	ctx := context.Background()
+	errs := make([]error, len(batch))
+	fail := func(err error) []error {
+		j.forgetSeqs()
+		return failAll(errs, err)
+	}
+	tx, err := j.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fail(fmt.Errorf("begin transaction: %w", err))
+	}
+	for i, op := range batch {
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT op"); err != nil {
+			tx.Rollback()
+			return fail(fmt.Errorf("savepoint: %w", err))
+		}
+		if errs[i] = op.fn(tx); errs[i] != nil {
+			j.forgetSeqs() // the op's appends are rolled back with it
+			if _, err := tx.ExecContext(ctx, "ROLLBACK TO op"); err != nil {
+				tx.Rollback()
+				return fail(fmt.Errorf("rollback to savepoint: %w", err))
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "RELEASE op"); err != nil {
+			tx.Rollback()
+			return fail(fmt.Errorf("release savepoint: %w", err))
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(fmt.Errorf("commit: %w", err))
 	}
 	return errs
 }
+
+func failAll(errs []error, err error) []error {
+	for i := range errs {
+		errs[i] = err
+	}
+	return errs
+}
+
+// forgetSeqs drops the writer's cache of next seqs after a rollback; they are read again from
+// the table.
+func (j *Journal) forgetSeqs() { clear(j.nextSeq) }
 
 // exec runs one statement through the writer.
 func (j *Journal) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {

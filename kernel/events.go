@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -54,9 +55,14 @@ type channel struct {
 	start   int         // index of the oldest event when full
 	subs    map[*subscription]struct{}
 
-	// mu guards next, ring, start and subs. Each channel has its own lock so publishers of
-	// different channels (a journal and a transcript event of one exec) persist concurrently
-	// and share a journal commit.
+	// A durable channel's events are numbered and their write queued under mu, then delivered
+	// after the commit, in seq order: delivered is the next seq to deliver, and turn (on mu)
+	// wakes publishers waiting for theirs. So publishers share journal commits without ever
+	// letting a subscriber see an event before it is stored, or out of order.
+	delivered uint64
+	turn      *sync.Cond
+
+	// mu guards next, ring, start, subs and delivered. Each channel has its own lock.
 	mu sync.Mutex
 }
 
@@ -101,7 +107,8 @@ func (b *bus) get(ctx context.Context, key, name string) *channel {
 			// Without the stored counter seqs would restart at 0 and collide with history.
 			b.log.Error("kernel: read channel seq", "channel", name, "error", err)
 		}
-		c.next = n
+		c.next, c.delivered = n, n
+		c.turn = sync.NewCond(&c.mu)
 	}
 	b.chans[key] = c
 	return c
@@ -124,6 +131,12 @@ func visible(name string, o owner, v viewer) bool {
 // publish appends an event and hands it to the subscriptions that may see it. For durable
 // channels entryID names the journal row, and the event is persisted before anyone sees it.
 func (b *bus) publish(ctx context.Context, name string, o owner, payload json.RawMessage, entryID int64) proto.Event {
+	if isDurable(name) {
+		evs := b.publishDurable(ctx, o, []durableEvent{{name, payload, entryID}}, func(evs []StoredEvent) func() error {
+			return b.journal.QueueFinish(ctx, 0, nil, evs)
+		})
+		return evs[0]
+	}
 	key := name
 	if strings.HasPrefix(name, "user.") {
 		key = channelKey(name, viewer{principal: o.principal, session: o.session})
@@ -133,14 +146,73 @@ func (b *bus) publish(ctx context.Context, name string, o owner, payload json.Ra
 	defer c.mu.Unlock()
 	ev := proto.Event{Channel: name, Seq: c.next, Ts: b.now(), Payload: payload}
 	c.next++
-	if c.durable {
-		err := b.journal.AppendEvent(ctx, StoredEvent{Channel: name, Seq: ev.Seq, EntryID: entryID, Ts: ev.Ts,
-			Payload: payload, Session: o.session, Principal: o.principal})
-		if err != nil {
-			// The live event still goes out; only its replay after a restart is lost.
-			b.log.Error("kernel: persist event", "channel", name, "seq", ev.Seq, "error", err)
-		}
+	c.deliver(ev, o)
+	return ev
+}
+
+// durableEvent is one event for publishDurable; entryID names its journal row.
+type durableEvent struct {
+	name    string
+	payload json.RawMessage
+	entryID int64
+}
+
+// publishDurable publishes events on distinct durable channels, persisted by one journal
+// write: with the channels locked and the seqs assigned, persist queues that write (it may
+// add to it, e.g. the finish of the exec the events announce) and returns its wait. The
+// channels are released before the wait, so other publishers' writes share the commit, and
+// each event is delivered after the commit in its channel's seq order. A failed write is
+// logged; the live events still go out, only their replay after a restart is lost.
+func (b *bus) publishDurable(ctx context.Context, o owner, evs []durableEvent, persist func([]StoredEvent) func() error) []proto.Event {
+	chans := make([]*channel, len(evs))
+	for i, e := range evs {
+		chans[i] = b.get(ctx, e.name, e.name)
 	}
+	// Lock in name order so that two multi-channel publishers never deadlock.
+	order := make([]int, len(evs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(x, y int) int { return strings.Compare(evs[x].name, evs[y].name) })
+	for _, i := range order {
+		chans[i].mu.Lock()
+	}
+	out := make([]proto.Event, len(evs))
+	stored := make([]StoredEvent, len(evs))
+	for i, c := range chans {
+		out[i] = proto.Event{Channel: evs[i].name, Seq: c.next, Ts: b.now(), Payload: evs[i].payload}
+		c.next++
+		stored[i] = StoredEvent{Channel: evs[i].name, Seq: out[i].Seq, EntryID: evs[i].entryID, Ts: out[i].Ts,
+			Payload: evs[i].payload, Session: o.session, Principal: o.principal}
+	}
+	var wait func() error
+	func() {
+		defer func() {
+			for _, i := range order {
+				chans[i].mu.Unlock()
+			}
+		}()
+		wait = persist(stored)
+	}()
+	if err := wait(); err != nil {
+		b.log.Error("kernel: persist events", "channel", evs[0].name, "seq", out[0].Seq, "entry", evs[0].entryID, "error", err)
+	}
+	for i, c := range chans {
+		c.mu.Lock()
+		for c.delivered != out[i].Seq {
+			c.turn.Wait()
+		}
+		c.deliver(out[i], o)
+		c.delivered++
+		c.turn.Broadcast()
+		c.mu.Unlock()
+	}
+	return out
+}
+
+// deliver adds ev to the ring and hands it to the subscriptions that may see it. Callers
+// hold c.mu.
+func (c *channel) deliver(ev proto.Event, o owner) {
 	re := ringEvent{ev: ev, owner: o}
 	if len(c.ring) < proto.EventRing {
 		c.ring = append(c.ring, re)
@@ -149,11 +221,13 @@ func (b *bus) publish(ctx context.Context, name string, o owner, payload json.Ra
 		c.start = (c.start + 1) % len(c.ring)
 	}
 	for s := range c.subs {
-		if visible(name, o, s.viewer) {
+		if ev.Seq < s.replayed {
+			continue // stored before it subscribed, and already queued by its replay
+		}
+		if visible(c.name, o, s.viewer) {
 			s.push(ev)
 		}
 	}
-	return ev
 }
 
 // ringSince returns the visible ring events with seq > since (all when nil). Callers hold c.mu.
@@ -244,6 +318,14 @@ func (b *bus) subscribe(ctx context.Context, conn *jsonrpc.Conn, name string, si
 			s.queue = append(s.queue, gapEvent(name, uint64(len(skipped)), last, b.now()))
 		}
 		s.queue = append(s.queue, evs...)
+		if c.durable && len(evs) > 0 {
+			// A durable event is stored before it is delivered, so the replay may hold events
+			// whose publisher still waits for its turn: skip those when they are delivered.
+			// Writes commit in seq order, so every event below the last replayed one that will
+			// be delivered is stored, hence replayed if visible; the later ones were not stored
+			// when the replay was read.
+			s.replayed = evs[len(evs)-1].Seq + 1
+		}
 	}
 	c.subs[s] = struct{}{}
 	go s.run()
@@ -270,6 +352,8 @@ type subscription struct {
 	ch     *channel
 	viewer viewer
 	log    *slog.Logger
+	// replayed: events below this seq were queued by the subscribe replay (durable channels).
+	replayed uint64
 
 	mu      sync.Mutex
 	queue   []proto.Event

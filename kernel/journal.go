@@ -23,8 +23,12 @@ type Journal interface {
 	BlobVisible(ctx context.Context, hash, principal string, all bool) (bool, error)
 	// Query returns rows matching f, newest first, every filter applied before the limit.
 	Query(ctx context.Context, f JournalFilter) ([]JournalRow, error)
-	// AppendEvent persists an event of a durable channel.
-	AppendEvent(ctx context.Context, ev StoredEvent) error
+	// QueueFinish queues one write that finishes row id (unless f is nil) and persists the
+	// durable events evs (their seqs already assigned), and returns without waiting for it;
+	// wait blocks until the write is committed and reports its failure. Writes are stored in
+	// the order they were queued, so a caller that numbers events under a lock and queues
+	// under the same lock stores them in seq order. Like Finish, it ignores cancellation.
+	QueueFinish(ctx context.Context, id int64, f *JournalFinish, evs []StoredEvent) (wait func() error)
 	// Events returns the persisted events of channel with seq > since (all when since is nil),
 	// in seq order, with the session and principal of their rows.
 	Events(ctx context.Context, channel string, since *uint64) ([]StoredEvent, error)

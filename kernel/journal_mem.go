@@ -146,15 +146,21 @@ func matchRow(r *JournalRow, head string, f JournalFilter) bool {
 	return true
 }
 
-func (m *memJournal) AppendEvent(_ context.Context, ev StoredEvent) error {
+func (m *memJournal) QueueFinish(ctx context.Context, id int64, f *JournalFinish, evs []StoredEvent) func() error {
+	var err error
+	if f != nil {
+		err = m.Finish(ctx, id, *f)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if ev.EntryID >= 1 && ev.EntryID <= int64(len(m.rows)) {
-		r := m.rows[ev.EntryID-1]
-		ev.Session, ev.Principal = r.Session, r.Principal
+	for _, ev := range evs {
+		if ev.EntryID >= 1 && ev.EntryID <= int64(len(m.rows)) {
+			r := m.rows[ev.EntryID-1]
+			ev.Session, ev.Principal = r.Session, r.Principal
+		}
+		m.events[ev.Channel] = append(m.events[ev.Channel], ev)
 	}
-	m.events[ev.Channel] = append(m.events[ev.Channel], ev)
-	return nil
+	return func() error { return err }
 }
 
 func (m *memJournal) Events(_ context.Context, channel string, since *uint64) ([]StoredEvent, error) {

@@ -31,11 +31,42 @@ func (s *sqlJournal) Begin(ctx context.Context, st JournalStart) (int64, error) 
 }
 
 func (s *sqlJournal) Finish(ctx context.Context, id int64, f JournalFinish) error {
+	return s.j.Finish(ctx, id, toFinish(f))
+}
+
+func toFinish(f JournalFinish) journal.ExecFinish {
 	outs := make([]journal.Output, len(f.Outputs))
 	for i, o := range f.Outputs {
 		outs[i] = journal.Output{Kind: o.Kind, Hash: o.Hash, Len: o.Len}
 	}
-	return s.j.Finish(ctx, id, journal.ExecFinish{Status: f.Status, OK: f.OK, DurNs: f.DurNs, Opaque: f.Opaque, Outputs: outs})
+	return journal.ExecFinish{Status: f.Status, OK: f.OK, DurNs: f.DurNs, Opaque: f.Opaque, Outputs: outs}
+}
+
+func (s *sqlJournal) QueueFinish(ctx context.Context, id int64, f *JournalFinish, evs []StoredEvent) func() error {
+	var fin *journal.ExecFinish
+	if f != nil {
+		x := toFinish(*f)
+		fin = &x
+	}
+	apps := make([]journal.EventAppend, len(evs))
+	for i, ev := range evs {
+		apps[i] = journal.EventAppend{Channel: ev.Channel, EntryID: ev.EntryID, Payload: ev.Payload, TS: ev.Ts}
+	}
+	p, err := s.j.QueueFinish(ctx, id, fin, apps)
+	if err != nil {
+		return func() error { return err }
+	}
+	return func() error {
+		seqs, err := p.Wait()
+		for i, seq := range seqs {
+			if uint64(seq) != evs[i].Seq {
+				// Only this kernel writes the journal, so the counters agree unless a second
+				// kernel shares the state directory or an earlier append failed.
+				s.log.Error("kernel: durable seq mismatch", "channel", evs[i].Channel, "memory", evs[i].Seq, "journal", seq)
+			}
+		}
+		return err
+	}
 }
 
 func (s *sqlJournal) PutOutput(ctx context.Context, kind string, data []byte) (JournalOutput, error) {
@@ -80,19 +111,6 @@ func (s *sqlJournal) Query(ctx context.Context, f JournalFilter) ([]JournalRow, 
 			Opaque: e.Opaque, Outputs: outs}
 	}
 	return rows, nil
-}
-
-func (s *sqlJournal) AppendEvent(ctx context.Context, ev StoredEvent) error {
-	seq, err := s.j.AppendEvent(ctx, ev.Channel, ev.EntryID, ev.Payload, ev.Ts)
-	if err != nil {
-		return err
-	}
-	if uint64(seq) != ev.Seq {
-		// Only this kernel writes the journal, so the counters agree unless a second kernel
-		// shares the state directory.
-		s.log.Error("kernel: durable seq mismatch", "channel", ev.Channel, "memory", ev.Seq, "journal", seq)
-	}
-	return nil
 }
 
 func (s *sqlJournal) Events(ctx context.Context, channel string, since *uint64) ([]StoredEvent, error) {

@@ -191,10 +191,7 @@ func (s *Server) execOnce(ctx context.Context, cs *connState, a *attachment, src
 	}
 	render := renderBlock(stored)
 	s.recordOutputs(ctx, &fin, stored, render)
-	if err := s.journal.Finish(ctx, id, fin); err != nil {
-		s.log.Error("kernel: journal finish", "entry", id, "error", err)
-	}
-	s.announce(ctx, a, id, src, n, ref, stored, fin.OK, render)
+	s.announce(ctx, a, id, &fin, src, n, ref, stored, render)
 
 	if raised != nil {
 		return nil, raisedError(raised, ref, uri)
@@ -233,12 +230,13 @@ func (s *Server) recordOutputs(ctx context.Context, fin *JournalFinish, v value.
 	}
 }
 
-// announce publishes the journal, transcript and render events of a finished exec.
-func (s *Server) announce(ctx context.Context, a *attachment, entryID int64, src string, n int, ref string, v value.Value, ok bool, render string) {
+// announce finishes the exec's journal row and publishes its journal, transcript and render
+// events. The finish and both durable events are one journal write (one commit instead of
+// three), committed before the events are delivered and before the exec is answered.
+func (s *Server) announce(ctx context.Context, a *attachment, entryID int64, fin *JournalFinish, src string, n int, ref string, v value.Value, render string) {
 	own := owner{principal: a.id.Principal, session: a.sess.key.name}
 	jp := value.NewRecord([]string{"entry_id", "head", "ok", "principal"},
-		[]value.Value{value.Int(entryID), value.Str(headOf(src)), value.Bool(ok), value.Str(a.id.Principal)})
-	s.bus.publish(ctx, proto.ChannelJournal, own, EncodeWire(jp), entryID)
+		[]value.Value{value.Int(entryID), value.Str(headOf(src)), value.Bool(fin.OK), value.Str(a.id.Principal)})
 
 	var sb value.RecordBuilder
 	sb.Add("type", value.Str(value.TypeName(v)))
@@ -252,7 +250,12 @@ func (s *Server) announce(ctx context.Context, a *attachment, entryID int64, src
 		sb.Add("n", value.Int(len(x.Items)))
 	}
 	tp := value.NewRecord([]string{"n", "ref", "summary"}, []value.Value{value.Int(n), value.Str(ref), sb.Record()})
-	s.bus.publish(ctx, proto.ChannelTranscript, own, EncodeWire(tp), entryID)
+	s.bus.publishDurable(ctx, own, []durableEvent{
+		{proto.ChannelJournal, EncodeWire(jp), entryID},
+		{proto.ChannelTranscript, EncodeWire(tp), entryID},
+	}, func(evs []StoredEvent) func() error {
+		return s.journal.QueueFinish(ctx, entryID, fin, evs)
+	})
 
 	rp := value.NewRecord([]string{"ref", "render"}, []value.Value{value.Str(ref), value.Str(proto.BoundText(stripANSI(render), "shoal://out/"+strconv.Itoa(n)))})
 	s.bus.publish(ctx, proto.ChannelRender, own, EncodeWire(rp), 0)
