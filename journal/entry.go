@@ -52,6 +52,9 @@ type ExecFinish struct {
 	DurNs   int64 // duration
 	Opaque  bool  // ran something whose effects could not be derived
 	Outputs []Output
+	// Meta is the row's JSON metadata (e.g. the sandbox status of a confined spawn); nil
+	// stores NULL.
+	Meta json.RawMessage
 }
 
 // Output is one recorded output of an entry: its kind and where the bytes are in the blob
@@ -82,7 +85,7 @@ func HeadOf(src string) string {
 const (
 	sqlBegin = `INSERT INTO entry (kind, parent_id, session, principal, ts, cwd, env_hash, src, head, ast, effects)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	sqlFinish = `UPDATE entry SET dur_ns = ?, status = ?, ok = ?, opaque = ? WHERE id = ? AND ok IS NULL`
+	sqlFinish = `UPDATE entry SET dur_ns = ?, status = ?, ok = ?, opaque = ?, meta = ? WHERE id = ? AND ok IS NULL`
 	sqlOutput = `INSERT INTO output (entry_id, kind, hash, len, meta) VALUES (?, ?, ?, ?, ?)`
 )
 
@@ -159,6 +162,7 @@ type finishWrite struct {
 	id     int64
 	f      ExecFinish
 	status any
+	meta   any
 	rows   []outputRow
 }
 
@@ -194,13 +198,19 @@ func (j *Journal) prepareFinish(id int64, f ExecFinish) (*finishWrite, error) {
 	if f.Status != nil {
 		w.status = *f.Status
 	}
+	if f.Meta != nil {
+		if !json.Valid(f.Meta) {
+			return nil, fmt.Errorf("journal finish %d: meta is not JSON", id)
+		}
+		w.meta = string(f.Meta)
+	}
 	return w, nil
 }
 
 // apply runs the finish in the writer's transaction. A refused finish (unknown or already
 // finished entry) has written nothing when it returns.
 func (w *finishWrite) apply(tx *sql.Tx) error {
-	res, err := tx.Stmt(w.j.finish).Exec(w.f.DurNs, w.status, w.f.OK, w.f.Opaque, w.id)
+	res, err := tx.Stmt(w.j.finish).Exec(w.f.DurNs, w.status, w.f.OK, w.f.Opaque, w.meta, w.id)
 	if err != nil {
 		return err
 	}
@@ -240,6 +250,7 @@ type Entry struct {
 	OK        *bool           `json:"ok"`
 	Opaque    bool            `json:"opaque"`
 	Outputs   []Output        `json:"outputs"`
+	Meta      json.RawMessage `json:"meta,omitempty"` // see ExecFinish.Meta
 
 	Kind     string `json:"-"`
 	ParentID int64  `json:"-"`
@@ -263,7 +274,7 @@ func PathOf(b []byte) Path {
 }
 
 // entryColumns is the column list scanEntry expects.
-const entryColumns = `id, kind, parent_id, session, principal, ts, dur_ns, cwd, env_hash, src, head, ast, effects, status, ok, opaque`
+const entryColumns = `id, kind, parent_id, session, principal, ts, dur_ns, cwd, env_hash, src, head, ast, effects, status, ok, opaque, meta`
 
 func scanEntry(sc interface{ Scan(...any) error }) (*Entry, error) {
 	var (
@@ -275,9 +286,10 @@ func scanEntry(sc interface{ Scan(...any) error }) (*Entry, error) {
 		ast, eff string
 		status   sql.NullInt64
 		ok       sql.NullBool
+		meta     sql.NullString
 	)
 	if err := sc.Scan(&e.ID, &e.Kind, &parent, &e.Session, &e.Principal, &e.TS, &dur, &cwd, &envHash,
-		&e.Src, &e.Head, &ast, &eff, &status, &ok, &e.Opaque); err != nil {
+		&e.Src, &e.Head, &ast, &eff, &status, &ok, &e.Opaque, &meta); err != nil {
 		return nil, err
 	}
 	e.ParentID = parent.Int64
@@ -294,6 +306,9 @@ func scanEntry(sc interface{ Scan(...any) error }) (*Entry, error) {
 	}
 	if ok.Valid {
 		e.OK = &ok.Bool
+	}
+	if meta.Valid {
+		e.Meta = json.RawMessage(meta.String)
 	}
 	e.Outputs = []Output{}
 	return &e, nil

@@ -58,7 +58,7 @@ func TestOpenMigratesFromEmpty(t *testing.T) {
 		return out
 	}
 	want := map[string][]string{
-		"entry":            {"id", "kind", "parent_id", "session", "principal", "ts", "dur_ns", "cwd", "env_hash", "src", "head", "ast", "effects", "status", "ok", "opaque"},
+		"entry":            {"id", "kind", "parent_id", "session", "principal", "ts", "dur_ns", "cwd", "env_hash", "src", "head", "ast", "effects", "status", "ok", "opaque", "meta"},
 		"output":           {"entry_id", "kind", "hash", "len", "meta"},
 		"undo":             {"entry_id", "op", "inverse"},
 		"pin":              {"hash"},

@@ -72,8 +72,10 @@ CREATE TABLE channel_event (
 	PRIMARY KEY (channel, seq)
 ) WITHOUT ROWID;
 `,
+	// 2: entry.meta, JSON metadata of a row (the sandbox status of a confined exec).
+	`ALTER TABLE entry ADD COLUMN meta TEXT;`,
 }
 
 // SchemaVersion is the user_version this build writes; a newer database is refused. It always
 // equals len(migrations) (a test checks).
-const SchemaVersion = 1
+const SchemaVersion = 2
