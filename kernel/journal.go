@@ -61,6 +61,9 @@ type JournalFinish struct {
 	DurNs   int64
 	Opaque  bool
 	Outputs []JournalOutput
+	// Meta is the row's JSON metadata: {"sandbox", "confined_spawns"} for an exec that
+	// spawned confined children (AGENT-SURFACE §6.6); nil otherwise.
+	Meta json.RawMessage
 }
 
 // JournalOutput is one stored output.
@@ -99,6 +102,7 @@ type JournalRow struct {
 	OK        *bool
 	Opaque    bool
 	Outputs   []JournalOutput
+	Meta      json.RawMessage // see JournalFinish.Meta
 }
 
 // StoredEvent is a durable channel event with the owner of its row.

@@ -59,6 +59,7 @@ func (m *memJournal) Finish(_ context.Context, id int64, f JournalFinish) error 
 	dur, ok := f.DurNs, f.OK
 	r.DurNs, r.Status, r.OK, r.Opaque = &dur, f.Status, &ok, f.Opaque
 	r.Outputs = append([]JournalOutput{}, f.Outputs...)
+	r.Meta = f.Meta
 	return nil
 }
 

@@ -39,7 +39,7 @@ func toFinish(f JournalFinish) journal.ExecFinish {
 	for i, o := range f.Outputs {
 		outs[i] = journal.Output{Kind: o.Kind, Hash: o.Hash, Len: o.Len}
 	}
-	return journal.ExecFinish{Status: f.Status, OK: f.OK, DurNs: f.DurNs, Opaque: f.Opaque, Outputs: outs}
+	return journal.ExecFinish{Status: f.Status, OK: f.OK, DurNs: f.DurNs, Opaque: f.Opaque, Outputs: outs, Meta: f.Meta}
 }
 
 func (s *sqlJournal) QueueFinish(ctx context.Context, id int64, f *JournalFinish, evs []StoredEvent) func() error {
@@ -108,7 +108,7 @@ func (s *sqlJournal) Query(ctx context.Context, f JournalFilter) ([]JournalRow, 
 		}
 		rows[i] = JournalRow{ID: e.ID, Kind: e.Kind, Session: e.Session, Principal: e.Principal, Ts: e.TS,
 			DurNs: e.DurNs, Cwd: cwd, Src: e.Src, AST: e.AST, Effects: e.Effects, Status: e.Status, OK: e.OK,
-			Opaque: e.Opaque, Outputs: outs}
+			Opaque: e.Opaque, Outputs: outs, Meta: e.Meta}
 	}
 	return rows, nil
 }

@@ -156,7 +156,8 @@ func (s *Server) execOnce(ctx context.Context, cs *connState, a *attachment, src
 	if err != nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "journal: %v", err)
 	}
-	v, runErr := ss.ev.Run(ctx, prog, pos)
+	runCtx, spawns := withSpawnRecorder(ctx)
+	v, runErr := ss.ev.Run(runCtx, prog, pos)
 	ss.snapshot()
 	dur := s.opts.now().Sub(start)
 
@@ -173,7 +174,7 @@ func (s *Server) execOnce(ctx context.Context, cs *connState, a *attachment, src
 	cs.setIt(ss, n)
 	ref, uri := "out:"+strconv.Itoa(n), "shoal://out/"+strconv.Itoa(n)
 
-	fin := JournalFinish{DurNs: dur.Nanoseconds(), OK: true, Opaque: d.opaque}
+	fin := JournalFinish{DurNs: dur.Nanoseconds(), OK: true, Opaque: d.opaque, Meta: spawns.meta()}
 	rep := &execReply{}
 	zero := 0
 	switch x := stored.(type) {

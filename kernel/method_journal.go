@@ -36,7 +36,7 @@ func (s *Server) handleJournalQuery(ctx context.Context, cs *connState, a *attac
 	for i, r := range rows {
 		e := proto.JournalEntry{ID: r.ID, Kind: r.Kind, Session: r.Session, Principal: r.Principal, Ts: r.Ts,
 			DurNs: r.DurNs, Cwd: wirePath(string(r.Cwd)), Src: r.Src, AST: r.AST, Status: r.Status, OK: r.OK,
-			Opaque: r.Opaque, Effects: []proto.Effect{}, Outputs: make([]proto.JournalOutput, len(r.Outputs))}
+			Opaque: r.Opaque, Effects: []proto.Effect{}, Outputs: make([]proto.JournalOutput, len(r.Outputs)), Meta: r.Meta}
 		if len(r.Effects) > 0 {
 			if err := json.Unmarshal(r.Effects, &e.Effects); err != nil {
 				s.log.Warn("kernel: journal row effects", "id", r.ID, "error", err)

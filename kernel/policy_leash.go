@@ -130,14 +130,15 @@ func (lp *leashPolicy) spec(principal string) leash.Spec {
 // nothing, else through the sandbox's fast path (a confined, sacrificial thread forks the
 // child; pinned "#!" scripts go through the re-exec helper). The kernel itself is never
 // confined. Refusals become language errors, so the program sees a permission error.
-func (lp *leashPolicy) startCmd(principal string, cmd *exec.Cmd) error {
+func (lp *leashPolicy) startCmd(ctx context.Context, principal string, cmd *exec.Cmd) error {
 	spec := lp.spec(principal)
 	if !spec.Concrete() {
 		return cmd.Start()
 	}
-	_, err := lp.sb.Start(cmd, spec)
+	st, err := lp.sb.Start(cmd, spec)
 	switch {
 	case err == nil:
+		recordSpawn(ctx, st)
 		return nil
 	case errors.Is(err, sandbox.ErrNotPinned):
 		return diag.New(diag.Permission, "%s: not a pinned binary (proc_spawn)", cmd.Args[0])
@@ -204,7 +205,7 @@ func (s *Server) quotas(principal string) leash.Quotas {
 // principal's sandbox.
 func (ss *session) startCmd(ctx context.Context, cmd *exec.Cmd) error {
 	if lp := ss.srv.lp; lp != nil {
-		return lp.startCmd(ss.key.principal, cmd)
+		return lp.startCmd(ctx, ss.key.principal, cmd)
 	}
 	return cmd.Start()
 }

@@ -39,6 +39,9 @@ type JournalEntry struct {
 	OK        *bool           `json:"ok"`
 	Opaque    bool            `json:"opaque"`
 	Outputs   []JournalOutput `json:"outputs"`
+	// Meta is the row's metadata (Go): for an exec that spawned confined children,
+	// {"sandbox": SandboxStatus, "confined_spawns": N} (AGENT-SURFACE §6.6). Absent otherwise.
+	Meta json.RawMessage `json:"meta,omitempty"`
 }
 
 // JournalQueryResult is the matching rows, newest first.
