@@ -35,6 +35,25 @@ type fieldCache struct {
 	at    int
 }
 
+// fieldOf returns the [FieldFunc] form of the callback f, or nil.
+func (c *call) fieldOf(f value.Value) *fieldCache {
+	cl, ok := f.(*value.Closure)
+	if !ok {
+		return nil
+	}
+	fc := &c.field
+	if fc.fn != cl {
+		*fc = fieldCache{fn: cl}
+		if ff, ok := cl.Impl.(FieldFunc); ok {
+			fc.name, fc.apply = ff.FieldFunc()
+		}
+	}
+	if fc.name == "" {
+		return nil
+	}
+	return fc
+}
+
 // lookup returns the field's value in r, or false when r lacks it.
 func (fc *fieldCache) lookup(r *value.Record) (value.Value, bool) {
 	if r.Shape != fc.shape {
@@ -116,15 +135,8 @@ func (c *call) apply1(f, x value.Value) (value.Value, error) {
 	if c.env == nil {
 		return nil, noEnvErr()
 	}
-	if cl, ok := f.(*value.Closure); ok {
-		fc := &c.field
-		if fc.fn != cl {
-			*fc = fieldCache{fn: cl}
-			if ff, ok := cl.Impl.(FieldFunc); ok {
-				fc.name, fc.apply = ff.FieldFunc()
-			}
-		}
-		if r, ok := x.(*value.Record); ok && fc.name != "" {
+	if fc := c.fieldOf(f); fc != nil {
+		if r, ok := x.(*value.Record); ok {
 			if v, ok := fc.lookup(r); ok {
 				if fc.apply == nil {
 					return v, nil

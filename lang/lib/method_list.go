@@ -241,6 +241,9 @@ func collSort(c *call) (value.Value, error) {
 	if err := cl.checkMaterialise(); err != nil {
 		return nil, err
 	}
+	if out, ok := c.sortByStrField(a[0], cl); ok {
+		return list(out), nil
+	}
 	var keys []value.Value
 	if a[0] == nil {
 		keys = cl.all()
@@ -268,6 +271,43 @@ func collSort(c *call) (value.Value, error) {
 		keys[i] = cl.at(j)
 	}
 	return list(keys), nil
+}
+
+// sortByStrField is sort_by(.field) when every element is a record
+// whose field is a str (the usual name column): the strings go from the
+// rows to the sorter without a boxed key per row. ok is false otherwise,
+// and the general path then runs (reading a field has no effect to
+// repeat).
+func (c *call) sortByStrField(f value.Value, cl coll) ([]value.Value, bool) {
+	if f == nil || c.env == nil || cl.n == 0 {
+		return nil, false
+	}
+	fc := c.fieldOf(f)
+	if fc == nil || fc.apply != nil {
+		return nil, false
+	}
+	strs := make([]string, cl.n)
+	for i := range strs {
+		r, ok := cl.at(i).(*value.Record)
+		if !ok {
+			return nil, false
+		}
+		v, ok := fc.lookup(r)
+		if !ok {
+			return nil, false
+		}
+		s, ok := v.(value.Str)
+		if !ok {
+			return nil, false
+		}
+		strs[i] = string(s)
+	}
+	perm := value.SortStrings(strs)
+	out := make([]value.Value, len(perm))
+	for i, j := range perm {
+		out[i] = cl.at(j)
+	}
+	return out, true
 }
 
 func collReverse(c *call) (value.Value, error) {

@@ -100,17 +100,17 @@ func sortEncoded(keys []Value, encode func(Value) (uint64, bool)) ([]int, bool) 
 	for i := range ks {
 		ks[i] -= lo
 	}
-	return sortKeys(ks, bits.Len64(hi-lo)), true
+	return sortKeys(ks, bits.Len64(hi-lo), nil), true
 }
 
 // sortKeys returns the stable sorting permutation of keys, which are all
 // below 1<<keyBits, and rewrites keys into sorted order (keys[i] becomes
-// the key of perm[i]). When key and index fit one word together (keys
+// the key of perm[i]); tmp, if long enough, is scratch. When key and index fit one word together (keys
 // from a column usually span few bits) they are packed as key<<idxBits |
 // index and LSD radix-sorted on the key bits alone: the index travels in
 // the same word, and the unique words make the result stable. Wider keys
 // travel beside their indexes instead.
-func sortKeys(keys []uint64, keyBits int) []int {
+func sortKeys(keys []uint64, keyBits int, tmp []uint64) []int {
 	n := len(keys)
 	idxBits := bits.Len(uint(n - 1))
 	if keyBits+idxBits > 64 {
@@ -122,8 +122,13 @@ func sortKeys(keys []uint64, keyBits int) []int {
 	if keyBits > 0 {
 		if n < 256 {
 			slices.Sort(keys)
-		} else if sorted := radixBits(keys, make([]uint64, n), idxBits, keyBits); &sorted[0] != &keys[0] {
-			copy(keys, sorted)
+		} else {
+			if len(tmp) < n {
+				tmp = make([]uint64, n)
+			}
+			if sorted := radixBits(keys, tmp[:n], idxBits, keyBits); &sorted[0] != &keys[0] {
+				copy(keys, sorted)
+			}
 		}
 	}
 	perm := make([]int, n)
@@ -136,11 +141,11 @@ func sortKeys(keys []uint64, keyBits int) []int {
 }
 
 // radixBits sorts a by bits [lo, lo+width) with an LSD radix sort of at
-// most 11-bit digits, using tmp as the other buffer; it returns whichever
+// most 12-bit digits, using tmp as the other buffer; it returns whichever
 // buffer holds the result. One read of a builds every digit's histogram,
 // and a digit on which all words agree costs no pass.
 func radixBits(a, tmp []uint64, lo, width int) []uint64 {
-	const maxDigit = 11
+	const maxDigit = 12
 	passes := (width + maxDigit - 1) / maxDigit
 	r := (width + passes - 1) / passes
 	size := 1 << r
@@ -222,15 +227,27 @@ func radixPerm(keys []uint64) []int {
 }
 
 // sortStrings sorts string keys byte-wise and stably, or reports false
-// when unbox refuses a key.
+// when unbox refuses a key. The strings are unboxed once, so the passes
+// that follow read each one with a single indirection.
 func sortStrings(keys []Value, unbox func(Value) (string, bool)) ([]int, bool) {
-	for _, v := range keys {
-		if _, ok := unbox(v); !ok {
+	strs := make([]string, len(keys))
+	for i, v := range keys {
+		s, ok := unbox(v)
+		if !ok {
 			return nil, false
 		}
+		strs[i] = s
 	}
-	s := strSorter{at: func(i int) string { x, _ := unbox(keys[i]); return x }}
-	return s.sort(nil, len(keys), 0), true
+	return strSorter{strs}.sort(nil, len(strs), 0), true
+}
+
+// SortStrings returns the permutation that sorts strs stably and
+// byte-wise, which is [SortIndex] order for str keys.
+func SortStrings(strs []string) []int {
+	if len(strs) == 0 {
+		return []int{}
+	}
+	return strSorter{strs}.sort(nil, len(strs), 0)
 }
 
 // strSorter is an MSD string sort built on the integer radix sort. Names
@@ -239,74 +256,73 @@ func sortStrings(keys []Value, unbox func(Value) (string, bool)) ([]int, bool) {
 // to the bits its distinct values need (ten digits take four bits), and
 // sorted as integers; only runs whose packed bytes tie look further.
 type strSorter struct {
-	at func(i int) string
+	strs []string
 }
 
 // smallStrSort is the group size below which comparison sorting wins.
 const smallStrSort = 32
 
-// sort returns idx (or, when idx is nil, the indexes 0..n-1) stably
-// sorted by string. Every string is at least off bytes long and all of
-// them share their first off bytes. idx may be reused for the result.
+// sort returns the indexes idx (nil meaning 0..n-1) stably sorted by
+// their strings, all of which are at least off bytes long and share
+// their first off bytes. A non-nil idx is sorted in place.
 func (s strSorter) sort(idx []int, n, off int) []int {
-	at := func(j int) string {
+	str := func(j int) string {
 		if idx == nil {
-			return s.at(j)
+			return s.strs[j]
 		}
-		return s.at(idx[j])
-	}
-	result := func(perm []int) []int {
-		if idx == nil {
-			return perm
-		}
-		out := make([]int, n)
-		for j, l := range perm {
-			out[j] = idx[l]
-		}
-		copy(idx, out)
-		return idx
+		return s.strs[idx[j]]
 	}
 	identity := func() []int {
-		if idx != nil {
-			return idx
+		if idx == nil {
+			idx = make([]int, n)
+			for i := range idx {
+				idx[i] = i
+			}
 		}
-		perm := make([]int, n)
-		for i := range perm {
-			perm[i] = i
-		}
-		return perm
+		return idx
 	}
 	if n < 2 {
 		return identity()
 	}
-	// The common prefix: bytes before p need no look.
-	first := at(0)
+	// One read of the strings finds their common prefix p and packs the
+	// 16 bytes after off, which hold the 8 bytes after p unless the
+	// prefix runs on.
+	keys, next := make([]uint64, n), make([]uint64, n)
+	first := str(0)
 	p, sameLen := len(first), true
-	for j := 1; j < n; j++ {
-		t := at(j)
+	for j := range n {
+		t := str(j)
 		p = off + commonPrefix(first[off:p], t[off:])
 		sameLen = sameLen && len(t) == len(first)
+		keys[j], next[j] = pack8(t, off), pack8(t, off+8)
 	}
 	if sameLen && p == len(first) {
 		return identity() // all equal
 	}
 	if n < smallStrSort {
-		// identity() holds s's indexes, in input order.
-		perm := identity()
-		slices.SortStableFunc(perm, func(a, b int) int { return strings.Compare(s.at(a)[p:], s.at(b)[p:]) })
-		return perm
+		idx = identity()
+		slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(s.strs[a][p:], s.strs[b][p:]) })
+		return idx
 	}
-	keys := make([]uint64, n)
-	var counts [8][256]int
-	for j := range keys {
-		k := pack8(at(j), p)
-		keys[j] = k
-		for b := range 8 {
-			counts[b][(k>>(56-8*b))&0xff]++
+	if d := uint(8 * (p - off)); d <= 64 {
+		for j, k := range keys {
+			keys[j] = k<<d | next[j]>>(64-d)
+		}
+	} else {
+		for j := range keys {
+			keys[j] = pack8(str(j), p)
 		}
 	}
-	keyBits := squeeze(keys, &counts)
-	perm := sortKeys(keys, keyBits)
+	keyBits := squeeze(keys)
+	perm := sortKeys(keys, keyBits, next)
+	if idx == nil {
+		idx = perm
+	} else {
+		for j, l := range perm {
+			perm[j] = idx[l]
+		}
+		copy(idx, perm)
+	}
 	// Runs of equal packed keys: their strings agree on bytes [p, p+8)
 	// once zero-padded, so a string shorter than p+8 is a prefix of every
 	// longer string in the run (shorter first), and strings of at least
@@ -317,88 +333,71 @@ func (s strSorter) sort(idx []int, n, off int) []int {
 			hi++
 		}
 		if hi-lo > 1 {
-			s.ties(perm[lo:hi], idx, p+8)
+			s.ties(idx[lo:hi], p+8)
 		}
 		lo = hi
 	}
-	return result(perm)
+	return idx
 }
 
-// ties orders a run (local positions into idx, nil meaning identity, in
-// input order) whose strings agree up to end once zero-padded.
-func (s strSorter) ties(run, idx []int, end int) {
-	str := func(l int) string {
-		if idx == nil {
-			return s.at(l)
-		}
-		return s.at(idx[l])
-	}
+// ties orders a run of indexes, in input order, whose strings agree up
+// to end once zero-padded.
+func (s strSorter) ties(run []int, end int) {
 	var short, long []int
-	for _, l := range run {
-		if len(str(l)) < end {
-			short = append(short, l)
+	for _, i := range run {
+		if len(s.strs[i]) < end {
+			short = append(short, i)
 		} else {
-			long = append(long, l)
+			long = append(long, i)
 		}
 	}
-	if len(short) == 0 {
-		copy(run, s.sortLocal(long, idx, end))
-		return
-	}
-	slices.SortStableFunc(short, func(a, b int) int { return len(str(a)) - len(str(b)) })
+	slices.SortStableFunc(short, func(a, b int) int { return len(s.strs[a]) - len(s.strs[b]) })
 	copy(run, short)
-	copy(run[len(short):], s.sortLocal(long, idx, end))
-}
-
-// sortLocal sorts local positions (indexes into idx, or plain indexes
-// when idx is nil) whose strings share their first off bytes.
-func (s strSorter) sortLocal(local, idx []int, off int) []int {
-	if len(local) < 2 {
-		return local
-	}
-	sub := strSorter{at: func(i int) string {
-		if idx == nil {
-			return s.at(i)
-		}
-		return s.at(idx[i])
-	}}
-	return sub.sort(local, len(local), off)
+	copy(run[len(short):], s.sort(long, len(long), end))
 }
 
 // squeeze rewrites packed 8-byte keys so that each byte position takes
-// only the bits its distinct values need, in the same order (counts holds
-// each position's byte histogram, most significant first), and returns
-// the width of the result.
-func squeeze(keys []uint64, counts *[8][256]int) int {
-	type position struct {
-		shift uint
-		width int
-		code  [256]uint8
+// only the bits its distinct values need, keeping their order, and
+// returns the width of the result.
+func squeeze(keys []uint64) int {
+	// Only the byte positions where some key differs from the first need
+	// a look.
+	var differ uint64
+	for _, k := range keys {
+		differ |= k ^ keys[0]
 	}
-	var pos []position
+	var shifts [8]uint
+	np := 0
+	for b := range 8 {
+		if shift := uint(56 - 8*b); (differ>>shift)&0xff != 0 {
+			shifts[np] = shift
+			np++
+		}
+	}
+	var seen [8][256]bool
+	for _, k := range keys {
+		for i := range np {
+			seen[i][(k>>shifts[i])&0xff] = true
+		}
+	}
+	// Each varying position maps its values to ranks, already shifted
+	// into place, so a key is the OR of one lookup per position.
+	var code [8][256]uint64
 	width := 0
-	for b := range counts {
-		var p position
-		p.shift = uint(56 - 8*b)
-		distinct := 0
-		for v, c := range counts[b] {
-			if c > 0 {
-				p.code[v] = uint8(distinct)
-				distinct++
+	for i := np - 1; i >= 0; i-- {
+		rank := uint64(0)
+		for v, ok := range seen[i] {
+			if ok {
+				code[i][v] = rank << width
+				rank++
 			}
 		}
-		if distinct == 1 {
-			continue // every key has the same byte here
-		}
-		p.width = bits.Len(uint(distinct - 1))
-		width += p.width
-		pos = append(pos, p)
+		width += bits.Len64(rank - 1)
 	}
 	for j, k := range keys {
 		var q uint64
-		for i := range pos {
-			p := &pos[i]
-			q = q<<p.width | uint64(p.code[(k>>p.shift)&0xff])
+		for i := range np {
+			q |= code[i][(k>>shifts[i])&0xff]
 		}
 		keys[j] = q
 	}
@@ -418,8 +417,13 @@ func commonPrefix(a, b string) int {
 // pack8 is s[off:off+8] as a big-endian integer, zero-padded; equal
 // integers still need a full comparison ("a" and "a\x00" pack alike).
 func pack8(s string, off int) uint64 {
+	if off+8 <= len(s) {
+		b := s[off : off+8]
+		return uint64(b[0])<<56 | uint64(b[1])<<48 | uint64(b[2])<<40 | uint64(b[3])<<32 |
+			uint64(b[4])<<24 | uint64(b[5])<<16 | uint64(b[6])<<8 | uint64(b[7])
+	}
 	var p uint64
-	for j := 0; j < 8; j++ {
+	for j := range 8 {
 		p <<= 8
 		if off+j < len(s) {
 			p |= uint64(s[off+j])
