@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 )
 
 // ErrClosed is returned by writes after [Journal.Close].
@@ -68,6 +69,11 @@ func (j *Journal) writer() {
 	defer close(j.writerDone)
 	var batch []*writeOp
 	for {
+		// Let goroutines that are about to queue a write do so first: on a busy machine the
+		// writer would otherwise commit one write at a time while the next ones wait for a
+		// CPU. (With 4 clients this doubled the writes per commit; it costs nothing when no
+		// other goroutine is runnable.)
+		runtime.Gosched()
 		j.qmu.Lock()
 		q := j.queue
 		n := min(len(q), maxBatch)
