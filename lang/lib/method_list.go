@@ -286,23 +286,21 @@ func (c *call) sortByStrField(f value.Value, cl coll) ([]value.Value, bool) {
 	if fc == nil || fc.apply != nil {
 		return nil, false
 	}
-	strs := make([]string, cl.n)
-	for i := range strs {
+	perm, ok := value.SortStringsBy(cl.n, func(i int) (string, bool) {
 		r, ok := cl.at(i).(*value.Record)
 		if !ok {
-			return nil, false
+			return "", false
 		}
 		v, ok := fc.lookup(r)
 		if !ok {
-			return nil, false
+			return "", false
 		}
 		s, ok := v.(value.Str)
-		if !ok {
-			return nil, false
-		}
-		strs[i] = string(s)
+		return string(s), ok
+	})
+	if !ok {
+		return nil, false
 	}
-	perm := value.SortStrings(strs)
 	out := make([]value.Value, len(perm))
 	for i, j := range perm {
 		out[i] = cl.at(j)

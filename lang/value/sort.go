@@ -227,27 +227,19 @@ func radixPerm(keys []uint64) []int {
 }
 
 // sortStrings sorts string keys byte-wise and stably, or reports false
-// when unbox refuses a key. The strings are unboxed once, so the passes
-// that follow read each one with a single indirection.
+// when unbox refuses a key.
 func sortStrings(keys []Value, unbox func(Value) (string, bool)) ([]int, bool) {
-	strs := make([]string, len(keys))
-	for i, v := range keys {
-		s, ok := unbox(v)
-		if !ok {
-			return nil, false
-		}
-		strs[i] = s
-	}
-	return strSorter{strs}.sort(nil, len(strs), 0), true
+	return SortStringsBy(len(keys), func(i int) (string, bool) { return unbox(keys[i]) })
 }
 
-// SortStrings returns the permutation that sorts strs stably and
-// byte-wise, which is [SortIndex] order for str keys.
-func SortStrings(strs []string) []int {
-	if len(strs) == 0 {
-		return []int{}
-	}
-	return strSorter{strs}.sort(nil, len(strs), 0)
+// SortStringsBy returns the permutation that sorts the strings at(0) …
+// at(n-1) stably and byte-wise, which is [SortIndex] order for str keys;
+// ok is false, and nothing is sorted, when at refuses an index. at is
+// called once per index in order, then again only for keys that tie in
+// their leading bytes, so it may read the strings from wherever they
+// live instead of a copied slice.
+func SortStringsBy(n int, at func(i int) (string, bool)) (perm []int, ok bool) {
+	return strSorter{at}.sort(nil, n, 0)
 }
 
 // strSorter is an MSD string sort built on the integer radix sort. Names
@@ -256,7 +248,13 @@ func SortStrings(strs []string) []int {
 // to the bits its distinct values need (ten digits take four bits), and
 // sorted as integers; only runs whose packed bytes tie look further.
 type strSorter struct {
-	strs []string
+	at func(i int) (string, bool)
+}
+
+// str is the string at i, which the first pass has checked.
+func (s strSorter) str(i int) string {
+	t, _ := s.at(i)
+	return t
 }
 
 // smallStrSort is the group size below which comparison sorting wins.
@@ -264,13 +262,14 @@ const smallStrSort = 32
 
 // sort returns the indexes idx (nil meaning 0..n-1) stably sorted by
 // their strings, all of which are at least off bytes long and share
-// their first off bytes. A non-nil idx is sorted in place.
-func (s strSorter) sort(idx []int, n, off int) []int {
-	str := func(j int) string {
+// their first off bytes. A non-nil idx is sorted in place. ok is false
+// when s.at refuses an index.
+func (s strSorter) sort(idx []int, n, off int) (perm []int, ok bool) {
+	index := func(j int) int {
 		if idx == nil {
-			return s.strs[j]
+			return j
 		}
-		return s.strs[idx[j]]
+		return idx[j]
 	}
 	identity := func() []int {
 		if idx == nil {
@@ -281,28 +280,34 @@ func (s strSorter) sort(idx []int, n, off int) []int {
 		}
 		return idx
 	}
-	if n < 2 {
-		return identity()
+	if n == 0 {
+		return identity(), true
 	}
-	// One read of the strings finds their common prefix p and packs the
-	// 16 bytes after off, which hold the 8 bytes after p unless the
-	// prefix runs on.
+	// One read of the strings checks them, finds their common prefix p
+	// and packs the 16 bytes after off, which hold the 8 bytes after p
+	// unless the prefix runs on.
 	keys, next := make([]uint64, n), make([]uint64, n)
-	first := str(0)
+	first, ok := s.at(index(0))
+	if !ok {
+		return nil, false
+	}
 	p, sameLen := len(first), true
 	for j := range n {
-		t := str(j)
+		t, ok := s.at(index(j))
+		if !ok {
+			return nil, false
+		}
 		p = off + commonPrefix(first[off:p], t[off:])
 		sameLen = sameLen && len(t) == len(first)
 		keys[j], next[j] = pack8(t, off), pack8(t, off+8)
 	}
 	if sameLen && p == len(first) {
-		return identity() // all equal
+		return identity(), true // all equal
 	}
 	if n < smallStrSort {
 		idx = identity()
-		slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(s.strs[a][p:], s.strs[b][p:]) })
-		return idx
+		slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(s.str(a)[p:], s.str(b)[p:]) })
+		return idx, true
 	}
 	if d := uint(8 * (p - off)); d <= 64 {
 		for j, k := range keys {
@@ -310,11 +315,11 @@ func (s strSorter) sort(idx []int, n, off int) []int {
 		}
 	} else {
 		for j := range keys {
-			keys[j] = pack8(str(j), p)
+			keys[j] = pack8(s.str(index(j)), p)
 		}
 	}
 	keyBits := squeeze(keys)
-	perm := sortKeys(keys, keyBits, next)
+	perm = sortKeys(keys, keyBits, next)
 	if idx == nil {
 		idx = perm
 	} else {
@@ -337,7 +342,7 @@ func (s strSorter) sort(idx []int, n, off int) []int {
 		}
 		lo = hi
 	}
-	return idx
+	return idx, true
 }
 
 // ties orders a run of indexes, in input order, whose strings agree up
@@ -345,15 +350,18 @@ func (s strSorter) sort(idx []int, n, off int) []int {
 func (s strSorter) ties(run []int, end int) {
 	var short, long []int
 	for _, i := range run {
-		if len(s.strs[i]) < end {
+		if len(s.str(i)) < end {
 			short = append(short, i)
 		} else {
 			long = append(long, i)
 		}
 	}
-	slices.SortStableFunc(short, func(a, b int) int { return len(s.strs[a]) - len(s.strs[b]) })
+	slices.SortStableFunc(short, func(a, b int) int { return len(s.str(a)) - len(s.str(b)) })
 	copy(run, short)
-	copy(run[len(short):], s.sort(long, len(long), end))
+	if len(long) > 1 {
+		s.sort(long, len(long), end)
+	}
+	copy(run[len(short):], long)
 }
 
 // squeeze rewrites packed 8-byte keys so that each byte position takes
