@@ -153,12 +153,43 @@ func collWhere(c *call) (value.Value, error) {
 	}
 	keep := make([]bool, cl.n)
 	kept := 0
-	for i := range keep {
-		if keep[i], err = c.test(p, cl.at(i)); err != nil {
-			return nil, err
+	if fc := c.fieldOf(p); fc != nil && fc.apply != nil && c.env != nil {
+		// .where(.size > 500kb): read the field and compare, in line.
+		for i := range keep {
+			x := cl.at(i)
+			var r value.Value
+			if rec, ok := x.(*value.Record); ok {
+				if v, ok := fc.lookup(rec); ok {
+					r, err = fc.apply(v)
+				} else {
+					r, err = c.apply1(p, x)
+				}
+			} else {
+				r, err = c.apply1(p, x)
+			}
+			if err != nil {
+				return nil, err
+			}
+			b, isBool := r.(value.Bool)
+			if !isBool {
+				if keep[i], err = value.Cond(r); err != nil {
+					return nil, err
+				}
+			} else {
+				keep[i] = bool(b)
+			}
+			if keep[i] {
+				kept++
+			}
 		}
-		if keep[i] {
-			kept++
+	} else {
+		for i := range keep {
+			if keep[i], err = c.test(p, cl.at(i)); err != nil {
+				return nil, err
+			}
+			if keep[i] {
+				kept++
+			}
 		}
 	}
 	out := make([]value.Value, 0, kept)
