@@ -364,43 +364,40 @@ func (s strSorter) ties(run []int, end int) {
 	copy(run[len(short):], long)
 }
 
-// squeeze rewrites packed 8-byte keys so that each byte position takes
-// only the bits its distinct values need, keeping their order, and
-// returns the width of the result.
+// squeeze rewrites keys keeping only the bits that vary among them,
+// packed to the right (a software PEXT): dropping bits every key shares
+// keeps the order and the distinctness, and six decimal digits then take
+// 24 bits instead of 48. It returns the width of the result.
 func squeeze(keys []uint64) int {
-	// Only the byte positions where some key differs from the first need
-	// a look.
 	var differ uint64
 	for _, k := range keys {
 		differ |= k ^ keys[0]
 	}
+	width := bits.OnesCount64(differ)
+	// One table per byte with varying bits maps the byte to its varying
+	// bits, already shifted into place, so a key is the OR of one lookup
+	// per such byte.
 	var shifts [8]uint
-	np := 0
-	for b := range 8 {
-		if shift := uint(56 - 8*b); (differ>>shift)&0xff != 0 {
-			shifts[np] = shift
-			np++
-		}
-	}
-	var seen [8][256]bool
-	for _, k := range keys {
-		for i := range np {
-			seen[i][(k>>shifts[i])&0xff] = true
-		}
-	}
-	// Each varying position maps its values to ranks, already shifted
-	// into place, so a key is the OR of one lookup per position.
 	var code [8][256]uint64
-	width := 0
-	for i := np - 1; i >= 0; i-- {
-		rank := uint64(0)
-		for v, ok := range seen[i] {
-			if ok {
-				code[i][v] = rank << width
-				rank++
-			}
+	np, at := 0, width
+	for b := range 8 {
+		shift := uint(56 - 8*b)
+		m := uint8(differ >> shift)
+		if m == 0 {
+			continue
 		}
-		width += bits.Len64(rank - 1)
+		at -= bits.OnesCount8(m)
+		for v := range 256 {
+			var x uint64
+			for bit := 7; bit >= 0; bit-- {
+				if m>>bit&1 != 0 {
+					x = x<<1 | uint64(v>>bit&1)
+				}
+			}
+			code[np][v] = x << at
+		}
+		shifts[np] = shift
+		np++
 	}
 	for j, k := range keys {
 		var q uint64
