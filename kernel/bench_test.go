@@ -26,12 +26,14 @@ func socketKernel(b *testing.B, state string) *kerneltest.Kernel {
 }
 
 // BenchmarkExecRoundTrip measures one `1 + 2` exec over the Unix socket and reports p50/p99,
-// with the in-memory journal and with the SQLite journal.
+// with the in-memory journal and with the SQLite journal; the -task variants send timeout_ms
+// as the MCP facade does, so the exec runs as a task.
 func BenchmarkExecRoundTrip(b *testing.B) {
 	for _, tc := range []struct {
 		name  string
 		state bool
-	}{{"memjournal", false}, {"sqlite", true}} {
+		task  bool
+	}{{"memjournal", false, false}, {"sqlite", true, false}, {"memjournal-task", false, true}, {"sqlite-task", true, true}} {
 		b.Run(tc.name, func(b *testing.B) {
 			state := ""
 			if tc.state {
@@ -39,12 +41,16 @@ func BenchmarkExecRoundTrip(b *testing.B) {
 			}
 			k := socketKernel(b, state)
 			src := "1 + 2"
+			p := proto.ExecParams{Src: &src}
+			if tc.task {
+				p.TimeoutMs = ptr[int64](200)
+			}
 			ctx := context.Background()
 			lat := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
 			for b.Loop() {
 				t0 := time.Now()
-				if _, err := k.Client.Exec(ctx, proto.ExecParams{Src: &src}); err != nil {
+				if _, err := k.Client.Exec(ctx, p); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(t0))

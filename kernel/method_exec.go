@@ -64,10 +64,13 @@ func (s *Server) handleExec(ctx context.Context, cs *connState, a *attachment, p
 		rerr *jsonrpc.Error
 		done = make(chan struct{})
 	)
-	a.sess.submit(&job{ctx: ctx, run: func(ctx context.Context) {
+	j := &job{ctx: ctx, run: func(ctx context.Context) {
 		defer close(done)
 		rep, rerr = s.execOnce(ctx, cs, a, src, pos, b, nil)
-	}})
+	}}
+	if !a.sess.runNow(j) {
+		a.sess.submit(j)
+	}
 	<-done // the job sees ctx too, so a vanished client's exec ends promptly
 	if rerr != nil {
 		return nil, rerr

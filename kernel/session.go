@@ -28,6 +28,8 @@ type session struct {
 	key sessKey
 	ev  Evaluator
 	cur atomic.Pointer[task] // the task whose job is running, for process tracking and output
+	// liveTasks counts this session's tasks not yet in a terminal state (the task quota).
+	liveTasks atomic.Int64
 
 	mu      sync.Mutex
 	outs    []value.Value // out:N is outs[N-1]; raised errors are stored as *value.ErrorVal
@@ -36,6 +38,7 @@ type session struct {
 	cwd     string   // snapshot at the last statement boundary
 	env     []string // likewise
 	tasks   []*task
+	pruned  time.Time // the last pruneTasks pass
 }
 
 // job is one queued evaluation.
@@ -101,6 +104,32 @@ func (ss *session) submit(j *job) {
 		ss.srv.workers.Add(1)
 		go ss.work()
 	}
+}
+
+// runNow runs j on the calling goroutine if the session is idle, and reports whether it did;
+// otherwise the caller queues it with submit. A synchronous exec waits for its job anyway, so
+// running it in place saves starting a worker and two goroutine switches. Jobs submitted
+// meanwhile queue behind it, and a worker is started for them afterwards.
+func (ss *session) runNow(j *job) bool {
+	ss.mu.Lock()
+	if ss.running {
+		ss.mu.Unlock()
+		return false
+	}
+	ss.running = true
+	ss.mu.Unlock()
+	ss.srv.workers.Add(1)
+	ss.runJob(j)
+	ss.mu.Lock()
+	if len(ss.queue) == 0 {
+		ss.running = false
+		ss.mu.Unlock()
+		ss.srv.workers.Done()
+		return true
+	}
+	ss.mu.Unlock()
+	go ss.work() // takes over this worker slot (and its workers count)
+	return true
 }
 
 func (ss *session) work() {
@@ -221,9 +250,17 @@ func envHash(env []string) string {
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
-// pruneTasks evicts finished tasks older than an hour or beyond 256 per session.
+// Finished tasks are kept for taskTTL, at most maxFinishedTasks per session.
+const (
+	taskTTL          = time.Hour
+	maxFinishedTasks = 256
+	pruneEvery       = time.Minute // newTask prunes at least this often (see newTask)
+)
+
+// pruneTasks evicts finished tasks older than taskTTL or beyond maxFinishedTasks per session.
 func (ss *session) pruneTasks(now time.Time) {
 	ss.mu.Lock()
+	ss.pruned = now
 	var keep, gone []*task
 	finished := 0
 	for i := len(ss.tasks) - 1; i >= 0; i-- {
@@ -231,7 +268,7 @@ func (ss *session) pruneTasks(now time.Time) {
 		fin, at := t.finishedAt()
 		if fin {
 			finished++
-			if finished > 256 || now.Sub(at) > time.Hour {
+			if finished > maxFinishedTasks || now.Sub(at) > taskTTL {
 				gone = append(gone, t)
 				continue
 			}

@@ -49,25 +49,34 @@ func (s *Server) newTask(ss *session) (*task, error) {
 	t.ctx = context.WithValue(ctx, taskKey{}, t)
 	q := s.quotas(ss.key.principal)
 	s.mu.Lock()
-	live := 0
-	for _, o := range s.tasks {
-		if o.sess.key.principal == ss.key.principal && !proto.TaskTerminal(o.stateNow()) {
-			live++
+	// Each session counts its live tasks, so the quota check costs a pass over the sessions
+	// (at most the session quota of them per principal), not over every retained task.
+	var live int64
+	for k, o := range s.sessions {
+		if k.principal == ss.key.principal {
+			live += o.liveTasks.Load()
 		}
 	}
-	if live >= q.Tasks {
+	if live >= int64(q.Tasks) {
 		s.mu.Unlock()
 		cancel()
 		return nil, quotaError("live tasks", q.Tasks)
 	}
+	ss.liveTasks.Add(1)
 	s.nextTask++
 	t.id = s.nextTask
 	s.tasks[t.id] = t
 	s.mu.Unlock()
-	ss.pruneTasks(s.opts.now())
+	now := s.opts.now()
 	ss.mu.Lock()
 	ss.tasks = append(ss.tasks, t)
+	// Pruning walks every retained task, so a new task triggers it only when the count rule
+	// may bite or the last pass is a while ago; task.list prunes on every call.
+	prune := len(ss.tasks) > 2*maxFinishedTasks || now.Sub(ss.pruned) > pruneEvery
 	ss.mu.Unlock()
+	if prune {
+		ss.pruneTasks(now)
+	}
 	return t, nil
 }
 
@@ -122,6 +131,7 @@ func (t *task) finish(reply *execReply, rpcErr *jsonrpc.Error) {
 	default:
 		t.state = proto.TaskCompleted
 	}
+	t.sess.liveTasks.Add(-1) // the one move to a terminal state
 	if reply != nil && reply.res.Ref != "" {
 		r := reply.res.Ref
 		t.resultRef = &r

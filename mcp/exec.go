@@ -42,32 +42,23 @@ func runExec(ctx context.Context, s *Server, a map[string]any) (json.RawMessage,
 	p["timeout_ms"] = handoff.Milliseconds()
 
 	// The exec call itself is not tied to ctx: if the client cancels while
-	// it runs we still need the reply to learn the task to cancel.
-	type reply struct {
-		raw json.RawMessage
-		err error
-	}
-	done := make(chan reply, 1)
-	go func() {
-		raw, err := s.kernel.call(context.WithoutCancel(ctx), proto.MethodExec, p)
-		done <- reply{raw, err}
-	}()
-	var r reply
-	select {
-	case r = <-done:
-	case <-ctx.Done():
-		r = <-done
-		if h, ok := taskHandle(r.raw); ok && r.err == nil {
+	// it runs we still need the reply to learn the task to cancel. The call
+	// returns within the handoff, so it is made on this goroutine (a helper
+	// goroutine would cost a wakeup on every exec and could not return any
+	// sooner: the reply is needed either way).
+	raw, err := s.kernel.call(context.WithoutCancel(ctx), proto.MethodExec, p)
+	if ctx.Err() != nil {
+		if h, ok := taskHandle(raw); ok && err == nil {
 			s.cancelTask(h.Task)
 		}
 		return nil, ctx.Err()
 	}
-	if r.err != nil {
-		return nil, r.err
+	if err != nil {
+		return nil, err
 	}
-	h, ok := taskHandle(r.raw)
+	h, ok := taskHandle(raw)
 	if !ok {
-		return r.raw, nil
+		return raw, nil
 	}
 	return s.awaitExec(ctx, h, a["elide"])
 }
