@@ -44,14 +44,30 @@ func TestHelperProcess(t *testing.T) {
 			fmt.Fprintln(os.Stderr, "begin:", err)
 			os.Exit(3)
 		}
-		if err := j.Finish(ctx, id, ExecFinish{OK: true, Status: new(int), DurNs: 1, Outputs: []Output{o}}); err != nil {
-			fmt.Fprintln(os.Stderr, "finish:", err)
-			os.Exit(3)
-		}
-		seq, err := j.AppendEvent(ctx, ChannelJournal, id, json.RawMessage(fmt.Sprintf(`{"entry_id":%d}`, id)), 0)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "event:", err)
-			os.Exit(3)
+		fin := ExecFinish{OK: true, Status: new(int), DurNs: 1, Outputs: []Output{o}}
+		payload := json.RawMessage(fmt.Sprintf(`{"entry_id":%d}`, id))
+		var seq int64
+		if i%2 == 0 { // separate writes
+			if err := j.Finish(ctx, id, fin); err != nil {
+				fmt.Fprintln(os.Stderr, "finish:", err)
+				os.Exit(3)
+			}
+			if seq, err = j.AppendEvent(ctx, ChannelJournal, id, payload, 0); err != nil {
+				fmt.Fprintln(os.Stderr, "event:", err)
+				os.Exit(3)
+			}
+		} else { // the kernel's combined write
+			p, err := j.QueueFinish(ctx, id, &fin, []EventAppend{{Channel: ChannelJournal, EntryID: id, Payload: payload}})
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "queue finish:", err)
+				os.Exit(3)
+			}
+			seqs, err := p.Wait()
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "queue finish:", err)
+				os.Exit(3)
+			}
+			seq = seqs[0]
 		}
 		// os.Stdout is unbuffered: once this line is written the client has been told.
 		fmt.Printf("ack %d %d\n", id, seq)

@@ -118,3 +118,60 @@ func TestFinishAfterCancellation(t *testing.T) {
 		t.Fatalf("entry %+v", e)
 	}
 }
+
+// QueueFinish stores the finish and the events in one write: a refused finish (unknown entry)
+// still stores the events, a failing event rolls the whole write back without consuming a
+// seq, and seqs follow queue order.
+func TestQueueFinish(t *testing.T) {
+	t.Parallel()
+	j, _ := openJournal(t, nil)
+	ctx := t.Context()
+	id, err := j.Begin(ctx, ExecStart{Src: "1 + 2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := func(ch string, entry int64) EventAppend {
+		return EventAppend{Channel: ch, EntryID: entry, Payload: json.RawMessage(`{"n":1}`)}
+	}
+	p, err := j.QueueFinish(ctx, id, &ExecFinish{OK: true}, []EventAppend{ev(ChannelJournal, id), ev(ChannelTranscript, id)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seqs, err := p.Wait(); err != nil || len(seqs) != 2 || seqs[0] != 0 || seqs[1] != 0 {
+		t.Fatalf("wait = %v, %v", seqs, err)
+	}
+	if e, err := j.Get(ctx, id); err != nil || e.OK == nil || !*e.OK {
+		t.Fatalf("entry = %+v, %v", e, err)
+	}
+	if tr, ok, err := j.TranscriptEvent(ctx, id); err != nil || !ok || string(tr) != `{"n":1}` {
+		t.Fatalf("transcript event = %s, %v, %v", tr, ok, err)
+	}
+	// Finishing again is refused; the event is stored all the same.
+	p, _ = j.QueueFinish(ctx, id, &ExecFinish{OK: true}, []EventAppend{ev(ChannelJournal, id)})
+	if seqs, err := p.Wait(); !errors.Is(err, ErrAlreadyFinished) || len(seqs) != 1 || seqs[0] != 1 {
+		t.Fatalf("second finish: %v, %v", seqs, err)
+	}
+	// An event for a missing entry fails the write: nothing of it is stored, no seq is used.
+	id2, _ := j.Begin(ctx, ExecStart{Src: "x"})
+	p, _ = j.QueueFinish(ctx, id2, &ExecFinish{OK: true}, []EventAppend{ev(ChannelJournal, id2), ev(ChannelJournal, id2+1000)})
+	if _, err := p.Wait(); err == nil {
+		t.Fatal("write with a dangling event accepted")
+	}
+	if e, _ := j.Get(ctx, id2); e.OK != nil {
+		t.Fatal("finish of a failed write was stored")
+	}
+	// Writes queued in order get seqs in order, though they share commits.
+	var ps []*Pending
+	for range 20 {
+		p, err := j.QueueFinish(ctx, 0, nil, []EventAppend{ev(ChannelJournal, 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	for i, p := range ps {
+		if seqs, err := p.Wait(); err != nil || seqs[0] != int64(2+i) {
+			t.Fatalf("write %d: %v, %v", i, seqs, err)
+		}
+	}
+}
