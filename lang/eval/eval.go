@@ -338,7 +338,7 @@ func (t *thread) assign(sc *scope, n *syntax.AssignStmt) (value.Value, error) {
 	}
 	// Evaluating the right side may have declared names (shifting this
 	// binding) in rare cases such as `source`; re-resolve only then.
-	if idx >= len(owner.vars) || owner.vars[idx].name != n.Name {
+	if idx >= len(owner.vars) || !sameName(owner.vars[idx].name, n.Name) {
 		owner, idx = sc.lookupRef(n.Name)
 	}
 	b := &owner.vars[idx]

@@ -41,7 +41,7 @@ func newScope(parent *scope) *scope { return &scope{parent: parent} }
 func (s *scope) declare(name string, v value.Value, mutable bool) {
 	b := binding{name: name, val: v, mutable: mutable, cmd: isCommandLike(v)}
 	for i := range s.vars {
-		if s.vars[i].name == name {
+		if sameName(s.vars[i].name, name) {
 			s.vars[i] = b
 			return
 		}
@@ -54,10 +54,27 @@ func (s *scope) declare(name string, v value.Value, mutable bool) {
 	s.vars = append(s.vars, b)
 }
 
+// sameName is a == b for variable names. Names are short and rarely
+// share storage (the declaration's and each use's come from different
+// tokens), so comparing bytes in line beats the runtime call behind ==,
+// which every variable read and assignment makes for each binding it
+// passes.
+func sameName(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // lookupLocal finds name in this scope only.
 func (s *scope) lookupLocal(name string) *binding {
 	for i := len(s.vars) - 1; i >= 0; i-- {
-		if s.vars[i].name == name {
+		if sameName(s.vars[i].name, name) {
 			return &s.vars[i]
 		}
 	}
@@ -68,7 +85,7 @@ func (s *scope) lookupLocal(name string) *binding {
 func (s *scope) lookup(name string) *binding {
 	for sc := s; sc != nil; sc = sc.parent {
 		for i := len(sc.vars) - 1; i >= 0; i-- {
-			if sc.vars[i].name == name {
+			if sameName(sc.vars[i].name, name) {
 				return &sc.vars[i]
 			}
 		}
@@ -80,7 +97,7 @@ func (s *scope) lookup(name string) *binding {
 func (s *scope) lookupRef(name string) (*scope, int) {
 	for sc := s; sc != nil; sc = sc.parent {
 		for i := len(sc.vars) - 1; i >= 0; i-- {
-			if sc.vars[i].name == name {
+			if sameName(sc.vars[i].name, name) {
 				return sc, i
 			}
 		}
