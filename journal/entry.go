@@ -86,7 +86,7 @@ const (
 	sqlBegin = `INSERT INTO entry (kind, parent_id, session, principal, ts, cwd, env_hash, src, head, ast, effects)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlFinish = `UPDATE entry SET dur_ns = ?, status = ?, ok = ?, opaque = ?, meta = ? WHERE id = ? AND ok IS NULL`
-	sqlOutput = `INSERT INTO output (entry_id, kind, hash, len, meta) VALUES (?, ?, ?, ?, ?)`
+	sqlOutput = `INSERT INTO output (entry_id, kind, hash, len, meta) VALUES (?, ?, ?, ?, ?)` // and more rows: sqlRows
 )
 
 // Begin records the start of an exec or statement and returns its id. The row is visible at
@@ -225,7 +225,18 @@ func (w *finishWrite) apply(tx *sql.Tx) error {
 	if len(w.rows) == 0 {
 		return nil
 	}
-	insert := tx.Stmt(w.j.output)
+	if n := len(w.rows); n < len(w.j.outputs) {
+		// One statement for all of them: most of a small write's cost is per statement.
+		args := make([]any, 0, 5*n)
+		for _, r := range w.rows {
+			args = append(args, w.id, r.kind, r.hash, r.len, r.meta)
+		}
+		if _, err := tx.Stmt(w.j.outputs[n]).Exec(args...); err != nil {
+			return fmt.Errorf("output: %w", err)
+		}
+		return nil
+	}
+	insert := tx.Stmt(w.j.outputs[1])
 	for _, r := range w.rows {
 		if _, err := insert.Exec(w.id, r.kind, r.hash, r.len, r.meta); err != nil {
 			return fmt.Errorf("output: %w", err)
@@ -399,4 +410,10 @@ func nullString(s string) any {
 		return nil
 	}
 	return s
+}
+
+// sqlRows extends a single-row INSERT … VALUES (…) to n rows.
+func sqlRows(insert string, n int) string {
+	i := strings.LastIndex(insert, "(")
+	return insert + strings.Repeat(", "+insert[i:], n-1)
 }

@@ -44,8 +44,10 @@ func (j *Journal) AppendEvent(ctx context.Context, channel string, entryID int64
 	}
 	var seq int64
 	err := j.write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
-		var err error
-		seq, err = j.appendEvent(tx, &ev)
+		seqs, err := j.appendEvents(tx, []EventAppend{ev})
+		if err == nil {
+			seq = seqs[0]
+		}
 		return err
 	})
 	if err != nil {
@@ -75,27 +77,51 @@ func (j *Journal) checkEvent(ev *EventAppend) error {
 	return nil
 }
 
-// appendEvent stores ev in the writer's transaction and returns its seq. The seq is one past
-// the highest stored, read in the same transaction; the writer keeps it (nextSeq) so the
-// table is read once per channel, and forgets it on every rollback, so a rolled-back append
-// consumes no seq.
-func (j *Journal) appendEvent(tx *sql.Tx, ev *EventAppend) (int64, error) {
-	seq, ok := j.nextSeq[ev.Channel]
-	if !ok {
-		if err := tx.Stmt(j.maxSeq).QueryRow(ev.Channel).Scan(&seq); err != nil {
-			return 0, err
+// appendEvents stores evs in the writer's transaction and returns their seqs. A seq is one
+// past the highest stored on its channel, read in the same transaction; the writer keeps it
+// (nextSeq) so the table is read once per channel, and forgets it on every rollback, so a
+// rolled-back append consumes no seq.
+func (j *Journal) appendEvents(tx *sql.Tx, evs []EventAppend) ([]int64, error) {
+	seqs := make([]int64, len(evs))
+	next := make(map[string]int64, 2)
+	for i, ev := range evs {
+		seq, ok := next[ev.Channel]
+		if !ok {
+			if seq, ok = j.nextSeq[ev.Channel]; !ok {
+				if err := tx.Stmt(j.maxSeq).QueryRow(ev.Channel).Scan(&seq); err != nil {
+					return nil, err
+				}
+			}
+		}
+		seqs[i], next[ev.Channel] = seq, seq+1
+	}
+	args := make([]any, 0, 5*len(evs))
+	for i, ev := range evs {
+		args = append(args, ev.Channel, seqs[i], nullInt(ev.EntryID), ev.TS, string(ev.Payload))
+	}
+	if n := len(evs); n > 0 && n < len(j.events) {
+		// One statement for all of them: most of a small write's cost is per statement.
+		if _, err := tx.Stmt(j.events[n]).Exec(args...); err != nil {
+			return nil, err
+		}
+	} else {
+		for i := range evs {
+			if _, err := tx.Stmt(j.events[1]).Exec(args[5*i : 5*i+5]...); err != nil {
+				return nil, err
+			}
 		}
 	}
-	if _, err := tx.Stmt(j.event).Exec(ev.Channel, seq, nullInt(ev.EntryID), ev.TS, string(ev.Payload)); err != nil {
-		return 0, err
-	}
-	if ev.Channel == ChannelTranscript && ev.EntryID != 0 {
-		if _, err := tx.Stmt(j.transcript).Exec(ev.EntryID, ev.TS, string(ev.Payload)); err != nil {
-			return 0, err
+	for _, ev := range evs {
+		if ev.Channel == ChannelTranscript && ev.EntryID != 0 {
+			if _, err := tx.Stmt(j.transcript).Exec(ev.EntryID, ev.TS, string(ev.Payload)); err != nil {
+				return nil, err
+			}
 		}
 	}
-	j.nextSeq[ev.Channel] = seq + 1
-	return seq, nil
+	for ch, seq := range next {
+		j.nextSeq[ch] = seq
+	}
+	return seqs, nil
 }
 
 const (
@@ -155,14 +181,11 @@ func (j *Journal) QueueFinish(ctx context.Context, id int64, f *ExecFinish, evs 
 				return fmt.Errorf("journal finish %d: %w", id, err)
 			}
 		}
-		p.seqs = make([]int64, len(evs))
-		for i := range evs {
-			seq, err := j.appendEvent(tx, &evs[i])
-			if err != nil {
-				return fmt.Errorf("journal append event %s: %w", evs[i].Channel, err)
-			}
-			p.seqs[i] = seq
+		seqs, err := j.appendEvents(tx, evs)
+		if err != nil {
+			return fmt.Errorf("journal append events: %w", err)
 		}
+		p.seqs = seqs
 		return nil
 	})
 	if err != nil {

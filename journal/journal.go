@@ -56,12 +56,14 @@ type Journal struct {
 
 	// Statements of the hot write path, prepared once on the writer: go-sqlite3 would
 	// otherwise compile the SQL on every call, a large share of a Begin+Finish.
-	begin, finish, output     *sql.Stmt
-	maxSeq, event, transcript *sql.Stmt
-	ck                        *sql.DB       // the checkpointer's connection
-	ckWake                    chan struct{} // the writer asks for a checkpoint; closed when the writer is done
-	ckDone                    chan struct{}
-	commits                   int // since the last checkpoint request; only the writer uses it
+	begin, finish      *sql.Stmt
+	outputs            [5]*sql.Stmt // outputs[n] inserts n output rows (n ≥ 1)
+	events             [3]*sql.Stmt // events[n] inserts n channel_event rows (n ≥ 1)
+	maxSeq, transcript *sql.Stmt
+	ck                 *sql.DB       // the checkpointer's connection
+	ckWake             chan struct{} // the writer asks for a checkpoint; closed when the writer is done
+	ckDone             chan struct{}
+	commits            int // since the last checkpoint request; only the writer uses it
 
 	// nextSeq caches the next seq of each durable channel; only the writer uses it.
 	nextSeq map[string]int64
@@ -238,13 +240,17 @@ func (j *Journal) prepare() error {
 	if j.finish, err = j.w.Prepare(sqlFinish); err != nil {
 		return err
 	}
-	if j.output, err = j.w.Prepare(sqlOutput); err != nil {
-		return err
+	for n := 1; n < len(j.outputs); n++ {
+		if j.outputs[n], err = j.w.Prepare(sqlRows(sqlOutput, n)); err != nil {
+			return err
+		}
+	}
+	for n := 1; n < len(j.events); n++ {
+		if j.events[n], err = j.w.Prepare(sqlRows(sqlEvent, n)); err != nil {
+			return err
+		}
 	}
 	if j.maxSeq, err = j.w.Prepare(sqlMaxSeq); err != nil {
-		return err
-	}
-	if j.event, err = j.w.Prepare(sqlEvent); err != nil {
 		return err
 	}
 	j.transcript, err = j.w.Prepare(sqlTranscript)
@@ -269,7 +275,8 @@ func (j *Journal) Close() error {
 			<-j.ckDone
 		}
 	})
-	for _, st := range []*sql.Stmt{j.begin, j.finish, j.output, j.maxSeq, j.event, j.transcript} {
+	stmts := append([]*sql.Stmt{j.begin, j.finish, j.maxSeq, j.transcript}, j.outputs[:]...)
+	for _, st := range append(stmts, j.events[:]...) {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}
