@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -188,6 +189,12 @@ func (b *bus) publishDurable(ctx context.Context, o owner, evs []durableEvent, p
 	var wait func() error
 	func() {
 		defer func() {
+			if p := recover(); p != nil {
+				// The seqs are taken: the events must still be delivered, or every later
+				// publisher on these channels would wait for its turn forever.
+				err := fmt.Errorf("persist panicked: %v", p)
+				wait = func() error { return err }
+			}
 			for _, i := range order {
 				chans[i].mu.Unlock()
 			}
