@@ -100,35 +100,40 @@ func sortEncoded(keys []Value, encode func(Value) (uint64, bool)) ([]int, bool) 
 	for i := range ks {
 		ks[i] -= lo
 	}
-	return sortKeys(ks, bits.Len64(hi-lo), nil), true
+	return sortKeys(ks, bits.Len64(hi-lo), nil, nil), true
 }
 
-// sortKeys returns the stable sorting permutation of keys, which are all
-// below 1<<keyBits, and rewrites keys into sorted order (keys[i] becomes
-// the key of perm[i]); tmp, if long enough, is scratch. When key and index fit one word together (keys
-// from a column usually span few bits) they are packed as key<<idxBits |
-// index and LSD radix-sorted on the key bits alone: the index travels in
-// the same word, and the unique words make the result stable. Wider keys
-// travel beside their indexes instead.
-func sortKeys(keys []uint64, keyBits int, tmp []uint64) []int {
+// sortKeys returns the stable sorting permutation of keys and rewrites
+// keys into sorted order (keys[i] becomes the key of perm[i]); tmp, if
+// long enough, is scratch. The keys are all below 1<<keyBits once sq, if
+// not nil, has mapped them. When key and index fit one word together
+// (keys from a column usually span few bits) they are packed as
+// key<<idxBits | index and LSD radix-sorted on the key bits alone: the
+// index travels in the same word, and the unique words make the result
+// stable. Wider keys travel beside their indexes instead.
+func sortKeys(keys []uint64, keyBits int, tmp []uint64, sq *squeezer) []int {
 	n := len(keys)
 	idxBits := bits.Len(uint(n - 1))
-	if keyBits+idxBits > 64 {
+	if sq != nil && (keyBits+idxBits > 64 || n < 256 || keyBits == 0) {
+		for i, k := range keys {
+			keys[i] = sq.key(k)
+		}
+		sq = nil
+	}
+	switch {
+	case keyBits+idxBits > 64:
 		return radixPerm(keys)
-	}
-	for i, k := range keys {
-		keys[i] = k<<idxBits | uint64(i)
-	}
-	if keyBits > 0 {
-		if n < 256 {
-			slices.Sort(keys)
-		} else {
-			if len(tmp) < n {
-				tmp = make([]uint64, n)
-			}
-			if sorted := radixBits(keys, tmp[:n], idxBits, keyBits); &sorted[0] != &keys[0] {
-				copy(keys, sorted)
-			}
+	case n < 256 || keyBits == 0:
+		for i, k := range keys {
+			keys[i] = k<<idxBits | uint64(i)
+		}
+		slices.Sort(keys)
+	default:
+		if len(tmp) < n {
+			tmp = make([]uint64, n)
+		}
+		if sorted := radixPacked(keys, tmp[:n], idxBits, keyBits, sq); &sorted[0] != &keys[0] {
+			copy(keys, sorted)
 		}
 	}
 	perm := make([]int, n)
@@ -140,19 +145,24 @@ func sortKeys(keys []uint64, keyBits int, tmp []uint64) []int {
 	return perm
 }
 
-// radixBits sorts a by bits [lo, lo+width) with an LSD radix sort of at
-// most 12-bit digits, using tmp as the other buffer; it returns whichever
-// buffer holds the result. One read of a builds every digit's histogram,
-// and a digit on which all words agree costs no pass.
-func radixBits(a, tmp []uint64, lo, width int) []uint64 {
+// radixPacked maps each key through sq (if not nil), packs it above its
+// index and sorts the words by their key bits [idxBits, idxBits+keyBits)
+// with an LSD radix sort of at most 12-bit digits, using tmp as the other
+// buffer; it returns whichever buffer holds the result. The packing pass
+// also builds every digit's histogram, and a digit on which all words
+// agree costs no pass.
+func radixPacked(a, tmp []uint64, idxBits, keyBits int, sq *squeezer) []uint64 {
 	const maxDigit = 12
-	passes := (width + maxDigit - 1) / maxDigit
-	r := (width + passes - 1) / passes
+	passes := (keyBits + maxDigit - 1) / maxDigit
+	r := (keyBits + passes - 1) / passes
 	size := 1 << r
 	mask := uint64(size - 1)
 	counts := make([]int, passes*size)
-	for _, w := range a {
-		k := w >> lo
+	for i, k := range a {
+		if sq != nil {
+			k = sq.key(k)
+		}
+		a[i] = k<<idxBits | uint64(i)
 		for p := range passes {
 			counts[p*size+int(k>>(p*r)&mask)]++
 		}
@@ -160,7 +170,7 @@ func radixBits(a, tmp []uint64, lo, width int) []uint64 {
 	n := len(a)
 	for p := range passes {
 		count := counts[p*size : (p+1)*size]
-		shift := lo + p*r
+		shift := idxBits + p*r
 		if count[(a[0]>>shift)&mask] == n {
 			continue
 		}
@@ -318,8 +328,8 @@ func (s strSorter) sort(idx []int, n, off int) (perm []int, ok bool) {
 			keys[j] = pack8(s.str(index(j)), p)
 		}
 	}
-	keyBits := squeeze(keys)
-	perm = sortKeys(keys, keyBits, next)
+	sq, keyBits := newSqueezer(keys)
+	perm = sortKeys(keys, keyBits, next, sq)
 	if idx == nil {
 		idx = perm
 	} else {
@@ -364,22 +374,27 @@ func (s strSorter) ties(run []int, end int) {
 	copy(run[len(short):], long)
 }
 
-// squeeze rewrites keys keeping only the bits that vary among them,
+// squeezer maps packed keys to only the bits that vary among them,
 // packed to the right (a software PEXT): dropping bits every key shares
 // keeps the order and the distinctness, and six decimal digits then take
-// 24 bits instead of 48. It returns the width of the result.
-func squeeze(keys []uint64) int {
+// 24 bits instead of 48.
+type squeezer struct {
+	np     int
+	shifts [8]uint
+	// code[i] maps the byte at shifts[i] to its varying bits, already
+	// shifted into place, so a key is the OR of one lookup per byte.
+	code [8][256]uint64
+}
+
+// newSqueezer returns the squeezer for keys and the width of its keys.
+func newSqueezer(keys []uint64) (*squeezer, int) {
 	var differ uint64
 	for _, k := range keys {
 		differ |= k ^ keys[0]
 	}
 	width := bits.OnesCount64(differ)
-	// One table per byte with varying bits maps the byte to its varying
-	// bits, already shifted into place, so a key is the OR of one lookup
-	// per such byte.
-	var shifts [8]uint
-	var code [8][256]uint64
-	np, at := 0, width
+	sq := &squeezer{}
+	at := width
 	for b := range 8 {
 		shift := uint(56 - 8*b)
 		m := uint8(differ >> shift)
@@ -394,19 +409,20 @@ func squeeze(keys []uint64) int {
 					x = x<<1 | uint64(v>>bit&1)
 				}
 			}
-			code[np][v] = x << at
+			sq.code[sq.np][v] = x << at
 		}
-		shifts[np] = shift
-		np++
+		sq.shifts[sq.np] = shift
+		sq.np++
 	}
-	for j, k := range keys {
-		var q uint64
-		for i := range np {
-			q |= code[i][(k>>shifts[i])&0xff]
-		}
-		keys[j] = q
+	return sq, width
+}
+
+func (sq *squeezer) key(k uint64) uint64 {
+	var q uint64
+	for i := range sq.np {
+		q |= sq.code[i][(k>>sq.shifts[i])&0xff]
 	}
-	return width
+	return q
 }
 
 func commonPrefix(a, b string) int {
