@@ -26,9 +26,9 @@ type writeOp struct {
 // All writes go through one goroutine that groups whatever is waiting into a single
 // transaction (group commit): in WAL mode most of a small write's cost is the commit, which
 // rewrites the touched pages, so four waiting Begin/Finish calls in one commit cost little
-// more than one. Each op runs under its own SAVEPOINT, so a failing op is rolled back alone and
-// the others still commit. Nothing is acknowledged before the commit, so a returned write is
-// as durable as before.
+// more than one. A failing op is rolled back alone and the others still commit (see commit),
+// so fn may run twice and must only assign its results. Nothing is acknowledged before the
+// commit, so a returned write is as durable as before.
 //
 // ctx is only checked before the op is queued: once queued an op runs to completion, because
 // cancelling a statement mid-transaction would interrupt the whole batch.
