@@ -35,10 +35,11 @@ type fieldCache struct {
 	at    int
 }
 
-// fieldOf returns the [FieldFunc] form of the callback f, or nil.
+// fieldOf returns the [FieldFunc] form of the callback f, or nil (also
+// without an evaluator, so the call reports that as it always has).
 func (c *call) fieldOf(f value.Value) *fieldCache {
 	cl, ok := f.(*value.Closure)
-	if !ok {
+	if !ok || c.env == nil {
 		return nil
 	}
 	fc := &c.field
@@ -52,6 +53,27 @@ func (c *call) fieldOf(f value.Value) *fieldCache {
 		return nil
 	}
 	return fc
+}
+
+// read returns the field's value when x is a record that has the field;
+// fc may be nil (no field form: always false).
+func (fc *fieldCache) read(x value.Value) (value.Value, bool) {
+	if fc == nil {
+		return nil, false
+	}
+	r, ok := x.(*value.Record)
+	if !ok {
+		return nil, false
+	}
+	return fc.lookup(r)
+}
+
+// result is the callback's result for the field's value v.
+func (fc *fieldCache) result(v value.Value) (value.Value, error) {
+	if fc.apply == nil {
+		return v, nil
+	}
+	return fc.apply(v)
 }
 
 // lookup returns the field's value in r, or false when r lacks it.
@@ -135,15 +157,8 @@ func (c *call) apply1(f, x value.Value) (value.Value, error) {
 	if c.env == nil {
 		return nil, noEnvErr()
 	}
-	if fc := c.fieldOf(f); fc != nil {
-		if r, ok := x.(*value.Record); ok {
-			if v, ok := fc.lookup(r); ok {
-				if fc.apply == nil {
-					return v, nil
-				}
-				return fc.apply(v)
-			}
-		}
+	if v, ok := c.fieldOf(f).read(x); ok {
+		return c.field.result(v)
 	}
 	c.arg1[0] = x
 	r, err := c.env.Call(c.ctx, f, c.arg1[:]...)

@@ -153,43 +153,25 @@ func collWhere(c *call) (value.Value, error) {
 	}
 	keep := make([]bool, cl.n)
 	kept := 0
-	if fc := c.fieldOf(p); fc != nil && fc.apply != nil && c.env != nil {
-		// .where(.size > 500kb): read the field and compare, in line.
-		for i := range keep {
-			x := cl.at(i)
-			var r value.Value
-			if rec, ok := x.(*value.Record); ok {
-				if v, ok := fc.lookup(rec); ok {
-					r, err = fc.apply(v)
-				} else {
-					r, err = c.apply1(p, x)
-				}
-			} else {
-				r, err = c.apply1(p, x)
-			}
-			if err != nil {
-				return nil, err
-			}
-			b, isBool := r.(value.Bool)
-			if !isBool {
-				if keep[i], err = value.Cond(r); err != nil {
-					return nil, err
-				}
-			} else {
-				keep[i] = bool(b)
-			}
-			if keep[i] {
-				kept++
-			}
+	// A dot-lambda's field is read here, not through apply1, so the loop
+	// does not look the callback up again per element.
+	fc := c.fieldOf(p)
+	for i := range keep {
+		x := cl.at(i)
+		var r value.Value
+		if v, ok := fc.read(x); ok {
+			r, err = fc.result(v)
+		} else {
+			r, err = c.apply1(p, x)
 		}
-	} else {
-		for i := range keep {
-			if keep[i], err = c.test(p, cl.at(i)); err != nil {
-				return nil, err
-			}
-			if keep[i] {
-				kept++
-			}
+		if err != nil {
+			return nil, err
+		}
+		if keep[i], err = value.Cond(r); err != nil {
+			return nil, err
+		}
+		if keep[i] {
+			kept++
 		}
 	}
 	out := make([]value.Value, 0, kept)
@@ -310,7 +292,7 @@ func collSort(c *call) (value.Value, error) {
 // and the general path then runs (reading a field has no effect to
 // repeat).
 func (c *call) sortByStrField(f value.Value, cl coll) ([]value.Value, bool) {
-	if f == nil || c.env == nil || cl.n == 0 {
+	if f == nil || cl.n == 0 {
 		return nil, false
 	}
 	fc := c.fieldOf(f)
@@ -318,11 +300,7 @@ func (c *call) sortByStrField(f value.Value, cl coll) ([]value.Value, bool) {
 		return nil, false
 	}
 	perm, ok := value.SortStringsBy(cl.n, func(i int) (string, bool) {
-		r, ok := cl.at(i).(*value.Record)
-		if !ok {
-			return "", false
-		}
-		v, ok := fc.lookup(r)
+		v, ok := fc.read(cl.at(i))
 		if !ok {
 			return "", false
 		}
