@@ -254,9 +254,9 @@ func SortStringsBy(n int, at func(i int) (string, bool)) (perm []int, ok bool) {
 
 // strSorter is an MSD string sort built on the integer radix sort. Names
 // in a column usually share a prefix ("file-…"), so the 8 bytes after the
-// common prefix are packed into an integer, each byte position squeezed
-// to the bits its distinct values need (ten digits take four bits), and
-// sorted as integers; only runs whose packed bytes tie look further.
+// common prefix are packed into an integer, squeezed to the bits that
+// vary among the keys (a decimal digit keeps four), and sorted as
+// integers; only runs whose packed bytes tie look further.
 type strSorter struct {
 	at func(i int) (string, bool)
 }
