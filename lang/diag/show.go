@@ -70,7 +70,9 @@ func (e *Error) Show(src string) string {
 	}
 	width := 1
 	if end > start {
-		width = max(utf8.RuneCountInString(src[start:min(end, lineStart+len(line))]), 1)
+		// The shown line drops trailing CRs, which the span may start in.
+		stop := max(min(end, lineStart+len(line)), start)
+		width = max(utf8.RuneCountInString(src[start:stop]), 1)
 	}
 	b.WriteString("\n" + gutter + " | " + pad.String() + strings.Repeat("^", width))
 	if e.Hint != "" {
