@@ -115,6 +115,29 @@ func (b *bus) get(ctx context.Context, key, name string) *channel {
 	return c
 }
 
+// lookup returns the channel if it exists, without creating it.
+func (b *bus) lookup(key string) *channel {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.chans[key]
+}
+
+// remove drops a kernel-wide ring channel (a task's task.N once the task is evicted), so the
+// bus does not grow with every task. Subscriptions still holding it keep working until they
+// are unsubscribed; nothing publishes on it any more.
+func (b *bus) remove(name string) {
+	b.mu.Lock()
+	delete(b.chans, name)
+	b.mu.Unlock()
+}
+
+// channelCount is the number of channels the bus holds (tests).
+func (b *bus) channelCount() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.chans)
+}
+
 // visible reports whether v may see an event owned by o on channel name.
 func visible(name string, o owner, v viewer) bool {
 	if o == (owner{}) {
@@ -273,7 +296,15 @@ func (b *bus) history(ctx context.Context, c *channel, since *uint64, v viewer) 
 
 // read serves events.read: events after since, the newest limit of them.
 func (b *bus) read(ctx context.Context, name string, since *uint64, limit *int, v viewer) ([]proto.Event, error) {
-	c := b.get(ctx, channelKey(name, v), name)
+	key := channelKey(name, v)
+	var c *channel
+	if isDurable(name) {
+		c = b.get(ctx, key, name)
+	} else if c = b.lookup(key); c == nil {
+		// Reading a ring channel nobody published on (or an evicted task's) must not create
+		// it: that would leak a channel per name read.
+		return []proto.Event{}, nil
+	}
 	var (
 		evs []proto.Event
 		err error

@@ -284,5 +284,9 @@ func (ss *session) pruneTasks(now time.Time) {
 			delete(ss.srv.tasks, t.id)
 		}
 		ss.srv.mu.Unlock()
+		// The evicted tasks' task.N channels go with them (their events are ring-only).
+		for _, t := range gone {
+			ss.srv.bus.remove(t.events())
+		}
 	}
 }
