@@ -90,7 +90,7 @@ func (s *Server) execTask(ctx context.Context, cs *connState, a *attachment, src
 	}
 	own := owner{principal: a.id.Principal, session: a.sess.key.name}
 	s.bus.publish(ctx, t.events(), own, EncodeWire(value.Str("started")), 0)
-	a.sess.submit(&job{ctx: t.ctx, task: t, run: func(ctx context.Context) {
+	j := &job{ctx: t.ctx, task: t, run: func(ctx context.Context) {
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Error("kernel: task panic", "task", t.ref(), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
@@ -103,27 +103,54 @@ func (s *Server) execTask(ctx context.Context, cs *connState, a *attachment, src
 		}
 		rep, rerr := s.execOnce(ctx, cs, a, src, pos, b, nil)
 		t.finish(rep, rerr)
-	}})
+	}}
 	handle := proto.TaskHandle{Task: t.ref(), Events: t.events()}
 	if p.TimeoutMs == nil {
+		a.sess.submit(j)
 		return handle, nil
 	}
-	timer := time.NewTimer(time.Duration(max(*p.TimeoutMs, 0)) * time.Millisecond)
-	defer timer.Stop()
+	wait := time.Duration(max(*p.TimeoutMs, 0)) * time.Millisecond
+	timedOut := handle
+	timedOut.TimedOut = true
+	// On an idle session the task runs right here, and the handle is answered early, from a
+	// timer, only if it is still running when timeout_ms is up (or the client goes away); the
+	// connection then serves its next requests on another worker while the task goes on. A
+	// quick exec so costs no worker goroutine, no hand-over and no wakeup of a waiter.
+	answer := func() { jsonrpc.AnswerEarly(ctx, timedOut) }
+	timer := time.AfterFunc(wait, answer)
+	stopCtx := context.AfterFunc(ctx, answer)
+	if a.sess.runNow(j) {
+		timer.Stop()
+		stopCtx()
+		return t.result() // discarded if the handle went out already
+	}
+	timer.Stop()
+	stopCtx()
+	// The session is busy: the task queues behind its work, and this handler waits.
+	a.sess.submit(j)
+	wt := time.NewTimer(wait)
+	defer wt.Stop()
 	select {
 	case <-t.done:
-		t.mu.Lock()
-		rep, rerr := t.reply, t.rpcErr
-		t.mu.Unlock()
-		if rerr != nil {
-			return nil, rerr
-		}
-		return rep.res, nil
-	case <-timer.C:
+		return t.result()
+	case <-wt.C:
 	case <-ctx.Done():
 	}
-	handle.TimedOut = true
-	return handle, nil
+	return timedOut, nil
+}
+
+// result is a finished task's exec reply.
+func (t *task) result() (any, error) {
+	t.mu.Lock()
+	rep, rerr := t.reply, t.rpcErr
+	t.mu.Unlock()
+	if rerr != nil {
+		return nil, rerr
+	}
+	if rep == nil {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: evaluation panicked")
+	}
+	return rep.res, nil
 }
 
 // publishTaskEnd announces a task's terminal state on task.N.

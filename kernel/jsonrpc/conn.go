@@ -76,6 +76,10 @@ type Conn struct {
 	done    chan struct{}
 	runOnce sync.Once
 	clOnce  sync.Once
+
+	// worker starts another ordered worker; set by run, used when a request served by the
+	// ordered worker is answered early (see [AnswerEarly]).
+	worker func()
 }
 
 type connKey struct{}
@@ -83,8 +87,35 @@ type connKey struct{}
 // ConnFromContext returns the connection whose handler received ctx, so a handler can push
 // notifications on it; nil outside a handler.
 func ConnFromContext(ctx context.Context) *Conn {
-	c, _ := ctx.Value(connKey{}).(*Conn)
-	return c
+	if r, _ := ctx.Value(connKey{}).(*running); r != nil {
+		return r.conn
+	}
+	return nil
+}
+
+// AnswerEarly sends result as the response of the request whose handler received ctx while
+// that handler goes on running, and reports whether it did; false means the handler has
+// already returned (its own result is the answer) or ctx is not a request's. It may be called
+// from any goroutine. On an in-order connection the next requests are then served by a new
+// worker, so the handler's remaining work no longer holds up the connection (nor its end:
+// [Conn.Run] does not wait for it). The handler's own return value is then discarded.
+func AnswerEarly(ctx context.Context, result any) bool {
+	r, _ := ctx.Value(connKey{}).(*running)
+	if r == nil || r.req.IsNotification() {
+		return false
+	}
+	raw, err := marshal(result)
+	if err != nil {
+		return false
+	}
+	if !r.state.CompareAndSwap(stateRunning, stateAnswered) {
+		return false
+	}
+	r.conn.writeResponse(r.req.ID, raw, nil)
+	if r.ordered {
+		r.conn.worker() // takes over the ordered worker's slot
+	}
+	return true
 }
 
 // NewConn wraps a stream. Nothing is read until [Conn.Run] is called. If r or w implement
@@ -140,13 +171,20 @@ func (c *Conn) run(ctx context.Context) error {
 	// every request and error reply, in concurrent mode notifications and error replies.
 	var wg sync.WaitGroup
 	queue := make(chan work, c.opts.QueueLen)
+	// A worker whose request was answered early leaves the queue (and its wait-group slot)
+	// to the worker started by AnswerEarly and ends when its handler returns.
+	c.worker = func() {
+		go func() {
+			for w := range queue {
+				if c.perform(w) {
+					return
+				}
+			}
+			wg.Done()
+		}()
+	}
 	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for w := range queue {
-			c.perform(w)
-		}
-	}()
+	c.worker()
 	enqueue := func(w work) bool {
 		select {
 		case queue <- w:
@@ -204,7 +242,7 @@ func (c *Conn) run(ctx context.Context) error {
 			if c.ctx.Err() != nil {
 				break
 			}
-			ctx, run := c.register(req)
+			ctx, run := c.register(req, false)
 			wg.Add(1)
 			go func() {
 				defer func() { <-slots; wg.Done() }()
@@ -231,24 +269,28 @@ type work struct {
 	reply *decodeError
 }
 
-func (c *Conn) perform(w work) {
+// perform serves one item of the ordered queue; true means the request was answered early and
+// another worker has taken over the queue.
+func (c *Conn) perform(w work) bool {
 	if c.ctx.Err() != nil {
 		// The peer is gone or the connection was closed: running a queued request now (an
 		// exec, say) would do work nobody can receive.
-		return
+		return false
 	}
 	if w.reply != nil {
 		c.writeResponse(w.reply.id, nil, w.reply.err)
-		return
+		return false
 	}
-	c.serve(w.req)
+	ctx, run := c.register(w.req, true)
+	return c.serveCtx(ctx, run, w.req)
 }
 
 // register gives a request its context and records it so [Conn.CancelRequest] can reach it.
 // It runs on the reader goroutine, so a cancellation read later always finds it.
-func (c *Conn) register(req *Request) (context.Context, *running) {
-	ctx, cancel := context.WithCancel(context.WithValue(c.ctx, connKey{}, c))
-	run := &running{cancel: cancel}
+func (c *Conn) register(req *Request, ordered bool) (context.Context, *running) {
+	run := &running{conn: c, req: req, ordered: ordered}
+	ctx, cancel := context.WithCancel(context.WithValue(c.ctx, connKey{}, run))
+	run.cancel = cancel
 	if req.ID != nil {
 		c.mu.Lock()
 		c.active[idKey(req.ID)] = run
@@ -257,16 +299,24 @@ func (c *Conn) register(req *Request) (context.Context, *running) {
 	return ctx, run
 }
 
-// running is the cancel handle of one request being served.
-type running struct{ cancel context.CancelFunc }
-
-func (c *Conn) serve(req *Request) {
-	ctx, run := c.register(req)
-	c.serveCtx(ctx, run, req)
+// running is one request being served: its cancel handle, and whether it was answered early.
+type running struct {
+	conn    *Conn
+	req     *Request
+	ordered bool // served by the ordered worker
+	cancel  context.CancelFunc
+	state   atomic.Int32
 }
 
-// serveCtx runs one handler, recovers its panic, and answers unless req is a notification.
-func (c *Conn) serveCtx(ctx context.Context, run *running, req *Request) {
+const (
+	stateRunning  = iota
+	stateAnswered // answered early by AnswerEarly
+	stateReturned // the handler returned first
+)
+
+// serveCtx runs one handler, recovers its panic, and answers unless req is a notification or
+// was answered early; it reports the latter.
+func (c *Conn) serveCtx(ctx context.Context, run *running, req *Request) (early bool) {
 	defer func() {
 		run.cancel()
 		if req.ID != nil {
@@ -282,7 +332,10 @@ func (c *Conn) serveCtx(ctx context.Context, run *running, req *Request) {
 		if err != nil {
 			c.log.Warn("jsonrpc: notification handler failed", "method", req.Method, "error", err)
 		}
-		return
+		return false
+	}
+	if !run.state.CompareAndSwap(stateRunning, stateReturned) {
+		return true
 	}
 	if e, isNil := err.(*Error); isNil && e == nil {
 		// A handler returning a nil *Error through the error interface meant success;
@@ -297,9 +350,10 @@ func (c *Conn) serveCtx(ctx context.Context, run *running, req *Request) {
 	if merr != nil {
 		c.log.Error("jsonrpc: cannot encode result", "method", req.Method, "error", merr)
 		c.writeResponse(req.ID, nil, Errorf(CodeInternalError, "internal error: encode result: %v", merr))
-		return
+		return false
 	}
 	c.writeResponse(req.ID, raw, nil)
+	return false
 }
 
 // call invokes the handler, turning a panic into -32603 so one bad request never takes the

@@ -672,3 +672,85 @@ func TestConcurrentModeBounded(t *testing.T) {
 		t.Fatalf("peak concurrency %d, want 3", peak)
 	}
 }
+
+// AnswerEarly on an in-order connection: the early result is the response, the requests behind
+// it are served while the handler goes on, its own return is dropped, and Run does not wait
+// for it once the input ends.
+func TestAnswerEarlyInOrder(t *testing.T) {
+	t.Parallel()
+	a, b := socketPair(t)
+	release := make(chan struct{})
+	returned := make(chan bool, 1)
+	r := NewRouter()
+	r.Register("long", HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		if !AnswerEarly(ctx, "handed off") {
+			t.Error("AnswerEarly = false while the handler runs")
+		}
+		if AnswerEarly(ctx, "twice") {
+			t.Error("AnswerEarly answered twice")
+		}
+		<-release
+		returned <- true
+		return "late", nil
+	}))
+	r.Register("quick", HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		return "done", nil
+	}))
+	r.Register("ping", HandlerFunc(func(ctx context.Context, req *Request) (any, error) { return "pong", nil }))
+	server := NewConn(a, a, &Options{Handler: r, Logger: quietLogger()})
+	startConn(t, server)
+
+	io.WriteString(b, `{"jsonrpc":"2.0","id":1,"method":"long"}`+"\n"+`{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
+	br := bufio.NewReader(b)
+	b.SetReadDeadline(time.Now().Add(testTimeout))
+	var got []string
+	for range 2 {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, strings.TrimSpace(line))
+	}
+	want := []string{`{"jsonrpc":"2.0","id":1,"result":"handed off"}`, `{"jsonrpc":"2.0","id":2,"result":"pong"}`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	close(release)
+	<-returned
+	io.WriteString(b, `{"jsonrpc":"2.0","id":3,"method":"quick"}`+"\n")
+	line, err := br.ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != `{"jsonrpc":"2.0","id":3,"result":"done"}` {
+		t.Fatalf("after the early answer: %q, %v", line, err)
+	}
+	// The handler's late return was not written.
+	b.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	if line, err := br.ReadString('\n'); err == nil {
+		t.Fatalf("unexpected frame %q", line)
+	}
+}
+
+// AnswerEarly after the handler returned, or outside a request, does nothing.
+func TestAnswerEarlyAfterReturn(t *testing.T) {
+	t.Parallel()
+	if AnswerEarly(context.Background(), 1) {
+		t.Fatal("AnswerEarly outside a request = true")
+	}
+	a, b := socketPair(t)
+	ctxs := make(chan context.Context, 1)
+	r := NewRouter()
+	r.Register("quick", HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		ctxs <- ctx
+		return "done", nil
+	}))
+	startConn(t, NewConn(a, a, &Options{Handler: r, Logger: quietLogger()}))
+	io.WriteString(b, `{"jsonrpc":"2.0","id":1,"method":"quick"}`+"\n")
+	br := bufio.NewReader(b)
+	b.SetReadDeadline(time.Now().Add(testTimeout))
+	line, err := br.ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != `{"jsonrpc":"2.0","id":1,"result":"done"}` {
+		t.Fatalf("%q, %v", line, err)
+	}
+	if AnswerEarly(<-ctxs, "late") {
+		t.Fatal("AnswerEarly after the handler returned = true")
+	}
+}
