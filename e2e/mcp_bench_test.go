@@ -1,7 +1,15 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"os"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -62,3 +70,105 @@ func BenchmarkMCPExecArith(b *testing.B) { benchExec(b, "1 + 2") }
 // BenchmarkMCPExecEcho: shoal_exec {src:"^echo hi"}, a real child process
 // (target p50 < 2 ms).
 func BenchmarkMCPExecEcho(b *testing.B) { benchExec(b, "^echo hi") }
+
+// rawLines is a minimal line-delimited JSON-RPC peer, to measure a hop without
+// any client library in the way.
+type rawLines struct {
+	w  io.Writer
+	r  *bufio.Reader
+	id int
+}
+
+func (c *rawLines) call(b *testing.B, method, params string) []byte {
+	c.id++
+	fmt.Fprintf(c.w, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", c.id, method, params)
+	for {
+		line, err := c.r.ReadBytes('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		if bytes.Contains(line, []byte(`"id":`)) && !bytes.Contains(line, []byte(`"method":`)) {
+			return line
+		}
+	}
+}
+
+func benchRaw(b *testing.B, c *rawLines, method, params string) {
+	c.call(b, method, params) // warm
+	samples := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		line := c.call(b, method, params)
+		samples = append(samples, time.Since(start))
+		if bytes.Contains(line, []byte(`"error"`)) || bytes.Contains(line, []byte(`"isError":true`)) {
+			b.Fatalf("%s", line)
+		}
+	}
+	reportP50(b, samples, "p50-µs")
+}
+
+// BenchmarkMCPExecArithRaw: the same call as BenchmarkMCPExecArith from a raw
+// JSON-RPC stdio client (no go-sdk), so the client library's share shows.
+func BenchmarkMCPExecArithRaw(b *testing.B) {
+	sb := newSandbox(b)
+	cmd := sb.command(b, strings.Fields(os.Getenv("BENCH_MCP_ENV")), "mcp")
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { in.Close(); cmd.Wait(); stopKernel(b, sb.socket()) })
+	c := &rawLines{w: in, r: bufio.NewReader(out)}
+	c.call(b, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c.call(b, "tools/call", `{"name":"shoal_exec","arguments":{"src":"1"}}`) // starts the kernel
+	kpid, err := kernelPid(sb.socket())
+	if err != nil {
+		b.Fatal(err)
+	}
+	f0, k0 := cpuTime(cmd.Process.Pid), cpuTime(kpid)
+	benchRaw(b, c, "tools/call", `{"name":"shoal_exec","arguments":{"src":"1 + 2"}}`)
+	b.ReportMetric(float64((cpuTime(cmd.Process.Pid)-f0).Microseconds())/float64(b.N), "facade-cpu-µs/op")
+	b.ReportMetric(float64((cpuTime(kpid)-k0).Microseconds())/float64(b.N), "kernel-cpu-µs/op")
+}
+
+// BenchmarkKernelExecArithRaw: the kernel hop alone, as the facade makes it
+// (exec with timeout_ms 200 over the socket), from a raw client.
+func BenchmarkKernelExecArithRaw(b *testing.B) {
+	for _, tm := range []string{"", `,"timeout_ms":200`} {
+		name := "sync"
+		if tm != "" {
+			name = "timeout_ms"
+		}
+		b.Run(name, func(b *testing.B) {
+			sb := newSandbox(b)
+			cs := mcpClient(b, sb, nil, nil)
+			callTool(b, cs, "shoal_exec", map[string]any{"src": "1"}) // starts the kernel
+			b.Cleanup(func() { stopKernel(b, sb.socket()) })
+			conn, err := net.Dial("unix", sb.socket())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer conn.Close()
+			c := &rawLines{w: conn, r: bufio.NewReader(conn)}
+			c.call(b, "session.attach", `{"session":"default"}`)
+			benchRaw(b, c, "exec", `{"src":"1 + 2","mode":"run","position":"value"`+tm+`}`)
+		})
+	}
+}
+
+// cpuTime is a process's user+system CPU time from /proc (Linux; 0 elsewhere).
+func cpuTime(pid int) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+st) * (time.Second / 100) // USER_HZ
+}
