@@ -1,5 +1,6 @@
 # Shoal: one multicall executable. `make` builds bin/shoal and its links;
 # `make test` runs every test (unit, corpus, e2e) and is what CI runs.
+SHELL   := /bin/bash
 GO      ?= go
 PREFIX  ?= /usr/local
 BIN     := bin/shoal
@@ -27,8 +28,11 @@ test: vet
 	$(GO) test -count=1 -timeout 30m ./...
 	$(GO) test -race -count=1 -timeout 30m ./kernel/... ./term/... ./mcp/...
 
+# The corpus through the evaluator and through a kernel session: a table per
+# file and the total line "corpus: N passed, N failed, N skipped" for each.
 conformance:
-	@SHOAL_CORPUS_REPORT=1 $(GO) test -count=1 -run '^TestCorpus$$' ./lang/eval/ | grep -v '^ok\|^PASS\|^---\|^==='
+	@set -o pipefail; SHOAL_CORPUS_REPORT=1 $(GO) test -count=1 -v -run '^TestCorpus$$' ./lang/eval/ ./kernel/kerneltest/ \
+		| grep -Ev '^[[:space:]]*(=== |--- )|^(ok|PASS|FAIL)([[:space:]]|$$)'
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
