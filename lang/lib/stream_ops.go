@@ -512,6 +512,14 @@ func (s *zipSource) Next(ctx context.Context) (value.Value, bool, error) {
 }
 
 func streamZip(c *call) (value.Value, error) {
+	return withOther(c, func(up, other value.StreamSource) value.StreamSource {
+		return &zipSource{a: up, b: other}
+	})
+}
+
+// withOther is the shape of the two-stream combinators (zip, merge): take
+// the argument stream's source, then combine it with the receiver's.
+func withOther(c *call, mk func(up, other value.StreamSource) value.StreamSource) (value.Value, error) {
 	o, err := otherStream(c)
 	if err != nil {
 		return nil, err
@@ -520,9 +528,7 @@ func streamZip(c *call) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return combine(c, func(up value.StreamSource) value.StreamSource {
-		return &zipSource{a: up, b: osrc}
-	})
+	return combine(c, func(up value.StreamSource) value.StreamSource { return mk(up, osrc) })
 }
 
 // mergeSource interleaves two streams. Instant sources alternate
@@ -589,16 +595,8 @@ func (s *mergeSource) Next(ctx context.Context) (value.Value, bool, error) {
 }
 
 func streamMerge(c *call) (value.Value, error) {
-	o, err := otherStream(c)
-	if err != nil {
-		return nil, err
-	}
-	osrc, err := take(o)
-	if err != nil {
-		return nil, err
-	}
-	return combine(c, func(up value.StreamSource) value.StreamSource {
-		return &mergeSource{a: up, b: osrc}
+	return withOther(c, func(up, other value.StreamSource) value.StreamSource {
+		return &mergeSource{a: up, b: other}
 	})
 }
 
