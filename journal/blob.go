@@ -122,6 +122,9 @@ func (j *Journal) AddUndo(ctx context.Context, entryID int64, u Undo) error {
 
 // Undos returns an entry's undo records in the order they were added.
 func (j *Journal) Undos(ctx context.Context, entryID int64) ([]Undo, error) {
+	if err := j.settle(); err != nil {
+		return nil, err
+	}
 	rows, err := j.r.QueryContext(ctx, `SELECT op, inverse FROM undo WHERE entry_id = ? ORDER BY rowid`, entryID)
 	if err != nil {
 		return nil, fmt.Errorf("journal undos %d: %w", entryID, err)

@@ -83,8 +83,8 @@ func HeadOf(src string) string {
 }
 
 const (
-	sqlBegin = `INSERT INTO entry (kind, parent_id, session, principal, ts, cwd, env_hash, src, head, ast, effects)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlBegin = `INSERT INTO entry (id, kind, parent_id, session, principal, ts, cwd, env_hash, src, head, ast, effects)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlFinish = `UPDATE entry SET dur_ns = ?, status = ?, ok = ?, opaque = ?, meta = ? WHERE id = ? AND ok IS NULL`
 	sqlOutput = `INSERT INTO output (entry_id, kind, hash, len, meta) VALUES (?, ?, ?, ?, ?)` // and more rows: sqlRows
 )
@@ -125,20 +125,25 @@ func (j *Journal) Begin(ctx context.Context, s ExecStart) (int64, error) {
 	if cwd == nil {
 		cwd = []byte{}
 	}
-	var id int64
-	err = j.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.Stmt(j.begin).Exec(kind, nullInt(s.ParentID), s.Session, s.Principal, s.StartedNs, cwd,
-			nullString(s.EnvHash), s.Src, head, ast, effects)
-		if err != nil {
-			return err
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	b := &redoBegin{Kind: kind, ParentID: s.ParentID, Session: s.Session, Principal: s.Principal, TS: s.StartedNs,
+		Cwd: cwd, EnvHash: s.EnvHash, Src: s.Src, Head: head, AST: ast, Effects: effects}
+	_, err = j.logRecord(func(rec *redoRecord) (func(*sql.Tx) error, error) {
+		if b.ParentID != 0 && (b.ParentID < 0 || b.ParentID >= j.nextID) {
+			return nil, fmt.Errorf("parent entry %d: %w", b.ParentID, ErrNotFound)
 		}
-		id, err = res.LastInsertId()
-		return err
+		b.ID = j.nextID
+		j.nextID++
+		j.unfinished[b.ID] = struct{}{}
+		rec.Begin = b
+		return nil, nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("journal begin: %w", err)
 	}
-	return id, nil
+	return b.ID, nil
 }
 
 // Finish completes entry id and records its outputs, in one transaction. The blobs must
@@ -150,10 +155,58 @@ func (j *Journal) Finish(ctx context.Context, id int64, f ExecFinish) error {
 	if err != nil {
 		return err
 	}
-	if err := j.write(context.WithoutCancel(ctx), fin.apply); err != nil {
+	p, err := j.queueEnd(id, &f, fin, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := p.Wait(); err != nil {
 		return fmt.Errorf("journal finish %d: %w", id, err)
 	}
 	return nil
+}
+
+// queueEnd numbers evs and queues the end of an exec: finishing entry id with f (nil: none;
+// fin is f validated) and storing evs. When the entry was begun by this process and is still
+// unfinished, or there is no finish, the end is logged (durable at once); otherwise it takes
+// the writer's path, which tells an unknown entry from a finished one, and Pending.Wait waits
+// for its commit.
+func (j *Journal) queueEnd(id int64, f *ExecFinish, fin *finishWrite, evs []EventAppend) (*Pending, error) {
+	p := &Pending{}
+	op, err := j.logRecord(func(rec *redoRecord) (func(*sql.Tx) error, error) {
+		if err := j.checkEntries(evs); err != nil {
+			return nil, err
+		}
+		numbered := j.numberEvents(evs)
+		p.seqs = make([]int64, len(numbered))
+		for i, ev := range numbered {
+			p.seqs[i] = ev.Seq
+		}
+		if _, open := j.unfinished[id]; f != nil && !open {
+			return func(tx *sql.Tx) error {
+				p.finishErr = nil
+				if err := fin.apply(tx); errors.Is(err, ErrNotFound) || errors.Is(err, ErrAlreadyFinished) {
+					p.finishErr = fmt.Errorf("journal finish %d: %w", id, err) // nothing written: the events still go in
+				} else if err != nil {
+					return fmt.Errorf("journal finish %d: %w", id, err)
+				}
+				if err := j.insertEvents(tx, numbered); err != nil {
+					return fmt.Errorf("journal append events: %w", err)
+				}
+				return nil
+			}, nil
+		}
+		if f != nil {
+			delete(j.unfinished, id)
+			rec.ID, rec.Finish = id, f
+		}
+		rec.Events = numbered
+		return nil, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.op = op
+	return p, nil
 }
 
 // finishWrite is a validated Finish, ready to run in the writer's transaction.
@@ -327,6 +380,9 @@ func scanEntry(sc interface{ Scan(...any) error }) (*Entry, error) {
 
 // Get returns one entry with its outputs.
 func (j *Journal) Get(ctx context.Context, id int64) (*Entry, error) {
+	if err := j.settle(); err != nil {
+		return nil, err
+	}
 	e, err := scanEntry(j.r.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM entry WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("journal entry %d: %w", id, ErrNotFound)

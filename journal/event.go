@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 )
@@ -42,18 +41,14 @@ func (j *Journal) AppendEvent(ctx context.Context, channel string, entryID int64
 	if err := j.checkEvent(&ev); err != nil {
 		return 0, err
 	}
-	var seq int64
-	err := j.write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
-		seqs, err := j.appendEvents(tx, []EventAppend{ev})
-		if err == nil {
-			seq = seqs[0]
+	p, err := j.queueEnd(0, nil, nil, []EventAppend{ev})
+	if err == nil {
+		var seqs []int64
+		if seqs, err = p.Wait(); err == nil {
+			return seqs[0], nil
 		}
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("journal append event %s: %w", channel, err)
 	}
-	return seq, nil
+	return 0, fmt.Errorf("journal append event %s: %w", channel, err)
 }
 
 // EventAppend is an event to store with [Journal.QueueFinish]; see [Journal.AppendEvent].
@@ -77,51 +72,73 @@ func (j *Journal) checkEvent(ev *EventAppend) error {
 	return nil
 }
 
-// appendEvents stores evs in the writer's transaction and returns their seqs. A seq is one
-// past the highest stored on its channel, read in the same transaction; the writer keeps it
-// (nextSeq) so the table is read once per channel, and forgets it on every rollback, so a
-// rolled-back append consumes no seq.
-func (j *Journal) appendEvents(tx *sql.Tx, evs []EventAppend) ([]int64, error) {
-	seqs := make([]int64, len(evs))
-	next := make(map[string]int64, 2)
-	for i, ev := range evs {
-		seq, ok := next[ev.Channel]
-		if !ok {
-			if seq, ok = j.nextSeq[ev.Channel]; !ok {
-				if err := tx.Stmt(j.maxSeq).QueryRow(ev.Channel).Scan(&seq); err != nil {
-					return nil, err
-				}
-			}
+// checkEntries refuses events that name an entry this journal has not begun, as the foreign
+// key would when the record is applied (ids are dense: every id below nextID was given out).
+// It runs under the log lock.
+func (j *Journal) checkEntries(evs []EventAppend) error {
+	for _, ev := range evs {
+		if ev.EntryID != 0 && (ev.EntryID < 0 || ev.EntryID >= j.nextID) {
+			return fmt.Errorf("journal append event %s: entry %d: %w", ev.Channel, ev.EntryID, ErrNotFound)
 		}
-		seqs[i], next[ev.Channel] = seq, seq+1
 	}
-	args := make([]any, 0, 5*len(evs))
+	return nil
+}
+
+// numberEvents gives evs their seqs, one past the last given on each channel. It runs under
+// the log lock, so seqs follow log order and the writer stores them in seq order. The next seq
+// of each channel is read from the table when the journal opens (see loadSeqs).
+func (j *Journal) numberEvents(evs []EventAppend) []redoEvent {
+	if len(evs) == 0 {
+		return nil
+	}
+	out := make([]redoEvent, len(evs))
 	for i, ev := range evs {
-		args = append(args, ev.Channel, seqs[i], nullInt(ev.EntryID), ev.TS, string(ev.Payload))
+		seq := j.nextSeq[ev.Channel]
+		j.nextSeq[ev.Channel] = seq + 1
+		out[i] = redoEvent{Channel: ev.Channel, Seq: seq, EntryID: ev.EntryID, TS: ev.TS, Payload: ev.Payload}
+	}
+	return out
+}
+
+// loadSeqs reads the next seq of each durable channel (after recovery, before any write).
+func (j *Journal) loadSeqs() error {
+	for _, ch := range []string{ChannelJournal, ChannelTranscript} {
+		var seq int64
+		if err := j.w.QueryRow(sqlMaxSeq, ch).Scan(&seq); err != nil {
+			return fmt.Errorf("read next seq of %s: %w", ch, err)
+		}
+		j.nextSeq[ch] = seq
+	}
+	return nil
+}
+
+// insertEvents stores numbered events in the writer's transaction; a session.transcript event
+// with an entry id is also kept in transcript_event.
+func (j *Journal) insertEvents(tx *sql.Tx, evs []redoEvent) error {
+	args := make([]any, 0, 5*len(evs))
+	for _, ev := range evs {
+		args = append(args, ev.Channel, ev.Seq, nullInt(ev.EntryID), ev.TS, string(ev.Payload))
 	}
 	if n := len(evs); n > 0 && n < len(j.events) {
 		// One statement for all of them: most of a small write's cost is per statement.
 		if _, err := tx.Stmt(j.events[n]).Exec(args...); err != nil {
-			return nil, err
+			return err
 		}
 	} else {
 		for i := range evs {
 			if _, err := tx.Stmt(j.events[1]).Exec(args[5*i : 5*i+5]...); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
 	for _, ev := range evs {
 		if ev.Channel == ChannelTranscript && ev.EntryID != 0 {
 			if _, err := tx.Stmt(j.transcript).Exec(ev.EntryID, ev.TS, string(ev.Payload)); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	for ch, seq := range next {
-		j.nextSeq[ch] = seq
-	}
-	return seqs, nil
+	return nil
 }
 
 const (
@@ -130,33 +147,36 @@ const (
 	sqlTranscript = `INSERT OR REPLACE INTO transcript_event (entry_id, ts, payload) VALUES (?, ?, ?)`
 )
 
-// Pending is a write queued by [Journal.QueueFinish].
+// Pending is the end of an exec queued by [Journal.QueueFinish].
 type Pending struct {
-	op        *writeOp
-	finishErr error   // set by the writer before op.done is signalled
-	seqs      []int64 // likewise
+	op        *writeOp // nil when the end was logged: it is durable already
+	finishErr error    // set by the writer before op.done is signalled
+	seqs      []int64
 }
 
-// Wait blocks until the write is committed (or has failed). It returns the seqs given to the
-// events, in the order they were passed; err reports a failed write (then nothing of it was
-// stored) or a refused finish ([ErrNotFound], [ErrAlreadyFinished]: the events were still
-// stored, and seqs is valid).
+// Wait returns once the write is durable: at once for a logged end, after the commit for one
+// on the writer's path. It returns the seqs given to the events, in the order they were
+// passed; err reports a failed write (then nothing of it was stored) or a refused finish
+// ([ErrNotFound], [ErrAlreadyFinished]: the events were still stored, and seqs is valid).
 func (p *Pending) Wait() (seqs []int64, err error) {
+	if p.op == nil {
+		return p.seqs, nil
+	}
 	if err := <-p.op.done; err != nil {
 		return nil, err
 	}
 	return p.seqs, p.finishErr
 }
 
-// QueueFinish queues one write that finishes entry id with f (as [Journal.Finish]; nil f
-// finishes nothing) and then appends evs in order (as [Journal.AppendEvent]), all in one
-// transaction, and returns without waiting for it: [Pending.Wait] does. An exec's end is
-// thus one write instead of three, and the caller can queue under its own lock (so events
-// are stored in the order their channel numbered them: writes are taken in the order they
-// were queued) and wait outside it.
+// QueueFinish finishes entry id with f (as [Journal.Finish]; nil f finishes nothing) and
+// appends evs in order (as [Journal.AppendEvent]), as one record, and returns without waiting
+// for SQLite: [Pending.Wait] reports the outcome. An exec's end is thus one write instead of
+// three, and the caller can queue under its own lock (events are numbered and stored in the
+// order they were queued) and wait outside it.
 //
-// Durability is the same as for the separate calls: nothing is acknowledged before Wait
-// returns, which is after the commit. The write ignores ctx's cancellation, like Finish.
+// Durability is the same as for the separate calls: an end of an entry begun by this process
+// is durable when QueueFinish returns (it is in the redo log); any other waits for the commit.
+// The write ignores ctx's cancellation, like Finish.
 func (j *Journal) QueueFinish(ctx context.Context, id int64, f *ExecFinish, evs []EventAppend) (*Pending, error) {
 	var fin *finishWrite
 	if f != nil {
@@ -171,45 +191,27 @@ func (j *Journal) QueueFinish(ctx context.Context, id int64, f *ExecFinish, evs 
 			return nil, err
 		}
 	}
-	p := &Pending{}
-	op, err := j.enqueue(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
-		p.finishErr = nil
-		if fin != nil {
-			if err := fin.apply(tx); errors.Is(err, ErrNotFound) || errors.Is(err, ErrAlreadyFinished) {
-				p.finishErr = fmt.Errorf("journal finish %d: %w", id, err) // nothing written: the events still go in
-			} else if err != nil {
-				return fmt.Errorf("journal finish %d: %w", id, err)
-			}
-		}
-		seqs, err := j.appendEvents(tx, evs)
-		if err != nil {
-			return fmt.Errorf("journal append events: %w", err)
-		}
-		p.seqs = seqs
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	p.op = op
-	return p, nil
+	return j.queueEnd(id, f, fin, evs)
 }
 
 // NextSeq returns the seq the next event on channel will get, so an in-memory ring can
 // continue the numbering after a restart.
 func (j *Journal) NextSeq(ctx context.Context, channel string) (int64, error) {
-	var seq int64
-	err := j.r.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq) + 1, 0) FROM channel_event WHERE channel = ?`, channel).Scan(&seq)
-	if err != nil {
-		return 0, fmt.Errorf("journal next seq %s: %w", channel, err)
+	if !Durable(channel) {
+		return 0, fmt.Errorf("journal next seq: channel %q is not durable", channel)
 	}
-	return seq, nil
+	j.logMu.Lock()
+	defer j.logMu.Unlock()
+	return j.nextSeq[channel], nil
 }
 
 // EventsSince returns events of channel with seq > since, oldest first. since < 0 means from
 // the beginning. With limit > 0 only the newest limit matches are kept (events.read semantics:
 // a gap shows as a first seq above since+1).
 func (j *Journal) EventsSince(ctx context.Context, channel string, since int64, limit int) ([]Event, error) {
+	if err := j.settle(); err != nil {
+		return nil, err
+	}
 	if limit < 0 {
 		return nil, fmt.Errorf("journal events %s: negative limit %d", channel, limit)
 	}
@@ -253,6 +255,9 @@ func (j *Journal) EventsSince(ctx context.Context, channel string, since int64, 
 
 // TranscriptEvent returns the transcript event recorded for an entry, if any.
 func (j *Journal) TranscriptEvent(ctx context.Context, entryID int64) (json.RawMessage, bool, error) {
+	if err := j.settle(); err != nil {
+		return nil, false, err
+	}
 	var payload string
 	err := j.r.QueryRowContext(ctx, `SELECT payload FROM transcript_event WHERE entry_id = ?`, entryID).Scan(&payload)
 	if err == sql.ErrNoRows {

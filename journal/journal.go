@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" database/sql driver
@@ -65,8 +66,18 @@ type Journal struct {
 	ckDone             chan struct{}
 	commits            int // since the last checkpoint request; only the writer uses it
 
-	// nextSeq caches the next seq of each durable channel; only the writer uses it.
-	nextSeq map[string]int64
+	// The redo log (see redo.go). logMu guards what must follow log order: the log file and
+	// its size, the last LSN, the next entry id and event seqs, and the unfinished entries.
+	logMu      sync.Mutex
+	redo       *os.File
+	redoSize   int64
+	lastLSN    int64
+	closedLog  bool
+	nextID     int64
+	nextSeq    map[string]int64   // next seq of each durable channel
+	unfinished map[int64]struct{} // begun by this process and not yet finished
+	appliedLSN atomic.Int64       // the highest record committed to SQLite
+	setApplied *sql.Stmt
 
 	// The writer's queue (see write): qmu guards queue and closed; wake signals the writer.
 	qmu        sync.Mutex
@@ -84,7 +95,8 @@ func Open(path string, opts *Options) (*Journal, error) {
 		return nil, fmt.Errorf("open journal %s: %w", path, ErrNoSQLite)
 	}
 	j := &Journal{path: path, wake: make(chan struct{}, 1), writerDone: make(chan struct{}), nextSeq: map[string]int64{},
-		ckWake: make(chan struct{}, 1), ckDone: make(chan struct{})}
+		unfinished: map[int64]struct{}{},
+		ckWake:     make(chan struct{}, 1), ckDone: make(chan struct{})}
 	if opts != nil {
 		j.opts = *opts
 	}
@@ -139,6 +151,12 @@ func (j *Journal) open() error {
 		return err
 	}
 	if err := j.prepare(); err != nil {
+		return err
+	}
+	if err := j.recover(); err != nil {
+		return err
+	}
+	if err := j.loadSeqs(); err != nil {
 		return err
 	}
 	// The read pool opens after the writer so the WAL and schema exist; mode=ro makes a stray
@@ -253,6 +271,9 @@ func (j *Journal) prepare() error {
 	if j.maxSeq, err = j.w.Prepare(sqlMaxSeq); err != nil {
 		return err
 	}
+	if j.setApplied, err = j.w.Prepare(sqlApplied); err != nil {
+		return err
+	}
 	j.transcript, err = j.w.Prepare(sqlTranscript)
 	return err
 }
@@ -262,6 +283,9 @@ func (j *Journal) prepare() error {
 func (j *Journal) Close() error {
 	var errs []error
 	j.closeOnce.Do(func() {
+		j.logMu.Lock()
+		j.closedLog = true
+		j.logMu.Unlock()
 		j.qmu.Lock()
 		j.closed = true
 		j.qmu.Unlock()
@@ -274,8 +298,16 @@ func (j *Journal) Close() error {
 			close(j.ckWake)
 			<-j.ckDone
 		}
+		if j.redo != nil {
+			// Everything logged is applied now (the writer drained its queue): empty the log,
+			// unless the writer failed to apply it, in which case the next Open replays it.
+			if j.cas != nil && j.appliedLSN.Load() >= j.lastLSN {
+				j.redo.Truncate(0)
+			}
+			errs = append(errs, j.redo.Close())
+		}
 	})
-	stmts := append([]*sql.Stmt{j.begin, j.finish, j.maxSeq, j.transcript}, j.outputs[:]...)
+	stmts := append([]*sql.Stmt{j.begin, j.finish, j.maxSeq, j.transcript, j.setApplied}, j.outputs[:]...)
 	for _, st := range append(stmts, j.events[:]...) {
 		if st != nil {
 			errs = append(errs, st.Close())
@@ -309,6 +341,9 @@ func (j *Journal) Version(ctx context.Context) (int, error) {
 // IntegrityCheck runs PRAGMA integrity_check and returns its report, "ok" for a sound
 // database.
 func (j *Journal) IntegrityCheck(ctx context.Context) (string, error) {
+	if err := j.settle(); err != nil {
+		return "", err
+	}
 	rows, err := j.r.QueryContext(ctx, "PRAGMA integrity_check")
 	if err != nil {
 		return "", fmt.Errorf("integrity check: %w", err)

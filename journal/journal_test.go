@@ -359,6 +359,7 @@ func TestOutputHashStoredAsRawBytes(t *testing.T) {
 	j.Finish(ctx, id, ExecFinish{OK: true, Outputs: []Output{o}})
 	var n int
 	var typ string
+	j.settle()
 	if err := rawDB(t, path).QueryRow("SELECT length(hash), typeof(hash) FROM output").Scan(&n, &typ); err != nil {
 		t.Fatal(err)
 	}

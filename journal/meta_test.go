@@ -33,7 +33,7 @@ func TestMigrateV1AddsEntryMeta(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	if v, err := j.Version(ctx); err != nil || v != 2 {
+	if v, err := j.Version(ctx); err != nil || v != SchemaVersion {
 		t.Fatalf("user_version %d, %v", v, err)
 	}
 	old, err := j.Get(ctx, 1)

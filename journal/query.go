@@ -38,6 +38,9 @@ func NormalizeEffectKind(k string) string { return strings.ReplaceAll(strings.Tr
 
 // Query returns matching entries with their outputs, newest first (by start ts, then id).
 func (j *Journal) Query(ctx context.Context, f Filter) ([]*Entry, error) {
+	if err := j.settle(); err != nil {
+		return nil, err
+	}
 	if f.Limit < 0 {
 		return nil, fmt.Errorf("journal query: negative limit %d", f.Limit)
 	}
@@ -131,6 +134,9 @@ func (j *Journal) Query(ctx context.Context, f Filter) ([]*Entry, error) {
 // entry when all is true (journal_read_all or a local human), else only the principal's own.
 // blob.get serves only visible hashes. A malformed hash is never visible.
 func (j *Journal) HashVisible(ctx context.Context, hash, principal string, all bool) (bool, error) {
+	if err := j.settle(); err != nil {
+		return false, err
+	}
 	if !cas.ValidHash(hash) {
 		return false, nil
 	}

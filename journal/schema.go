@@ -74,8 +74,11 @@ CREATE TABLE channel_event (
 `,
 	// 2: entry.meta, JSON metadata of a row (the sandbox status of a confined exec).
 	`ALTER TABLE entry ADD COLUMN meta TEXT;`,
+	// 3: the position of the redo log (journal.db-redo) applied so far; see redo.go.
+	`CREATE TABLE redo_applied (lsn INTEGER NOT NULL);
+INSERT INTO redo_applied (lsn) VALUES (0);`,
 }
 
 // SchemaVersion is the user_version this build writes; a newer database is refused. It always
 // equals len(migrations) (a test checks).
-const SchemaVersion = 2
+const SchemaVersion = 3

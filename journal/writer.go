@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"time"
 )
 
 // ErrClosed is returned by writes after [Journal.Close].
@@ -18,7 +19,8 @@ const maxBatch = 64
 // done receives its outcome only after the transaction committed (or failed).
 type writeOp struct {
 	fn   func(tx *sql.Tx) error
-	done chan error
+	done chan error // nil for a logged record: nobody waits, it is durable already
+	lsn  int64      // the redo record this op applies; 0 for a plain write
 }
 
 // write runs fn in the writer goroutine and returns once its effect is committed.
@@ -49,18 +51,27 @@ func (j *Journal) enqueue(ctx context.Context, fn func(tx *sql.Tx) error) (*writ
 		return nil, err
 	}
 	op := &writeOp{fn: fn, done: make(chan error, 1)}
+	if j.push(op) < 0 {
+		return nil, ErrClosed
+	}
+	return op, nil
+}
+
+// push appends op to the writer's queue and returns the queue's length, or -1 after Close.
+func (j *Journal) push(op *writeOp) int {
 	j.qmu.Lock()
 	if j.closed {
 		j.qmu.Unlock()
-		return nil, ErrClosed
+		return -1
 	}
 	j.queue = append(j.queue, op)
+	n := len(j.queue)
 	j.qmu.Unlock()
 	select {
 	case j.wake <- struct{}{}:
 	default: // the writer is already signalled
 	}
-	return op, nil
+	return n
 }
 
 // writer is the goroutine that owns the write connection. After Close it commits what is
@@ -93,11 +104,39 @@ func (j *Journal) writer() {
 			<-j.wake
 			continue
 		}
-		errs := j.commit(batch)
+		var lsn int64
+		for _, op := range batch {
+			lsn = max(lsn, op.lsn)
+		}
+		errs, whole := j.commit(batch, lsn)
+		if whole != nil && lsn > 0 && !closed {
+			// The transaction itself failed (a full disk, an I/O error): the logged records
+			// are safe in the redo log, so keep them at the head of the queue and retry.
+			// (After Close they stay in the log, and the next Open replays them.)
+			var again []*writeOp
+			for i, op := range batch {
+				if op.lsn > 0 {
+					again = append(again, op)
+				} else {
+					op.done <- errs[i]
+				}
+			}
+			j.qmu.Lock()
+			j.queue = append(again, j.queue...)
+			j.qmu.Unlock()
+			clear(batch)
+			time.Sleep(retryAfter)
+			continue
+		}
 		for i, op := range batch {
-			op.done <- errs[i]
+			if op.done != nil {
+				op.done <- errs[i]
+			}
 		}
 		clear(batch)
+		if lsn > 0 && whole == nil {
+			j.applied(lsn)
+		}
 		if j.commits++; j.commits >= checkpointEvery {
 			j.commits = 0
 			select {
@@ -114,43 +153,61 @@ func (j *Journal) writer() {
 // If an op fails, that transaction is rolled back and the batch runs again with each op under
 // its own SAVEPOINT, so the failing op is rolled back alone and the others still commit. An op
 // may therefore run twice; its fn only assigns results, so running it again is harmless.
-func (j *Journal) commit(batch []*writeOp) []error {
-	if errs, ok := j.commitFast(batch); ok {
-		return errs
+// lsn > 0 is the highest redo record in the batch, recorded as applied in the same
+// transaction. whole reports a failure of the transaction itself, as opposed to single ops.
+func (j *Journal) commit(batch []*writeOp, lsn int64) (errs []error, whole error) {
+	if errs, whole, ok := j.commitFast(batch, lsn); ok {
+		return errs, whole
 	}
-	return j.commitIsolated(batch)
+	return j.commitIsolated(batch, lsn)
 }
+
+// retryAfter is the writer's pause before retrying a transaction that failed as a whole.
+const retryAfter = 50 * time.Millisecond
 
 // commitFast runs batch without savepoints; false means an op failed and nothing was
 // committed.
-func (j *Journal) commitFast(batch []*writeOp) ([]error, bool) {
+func (j *Journal) commitFast(batch []*writeOp, lsn int64) ([]error, error, bool) {
 	errs := make([]error, len(batch))
 	tx, err := j.w.BeginTx(context.Background(), nil)
 	if err != nil {
-		j.forgetSeqs()
-		return failAll(errs, fmt.Errorf("begin transaction: %w", err)), true
+		err = fmt.Errorf("begin transaction: %w", err)
+		return failAll(errs, err), err, true
 	}
 	for _, op := range batch {
 		if err := op.fn(tx); err != nil {
 			tx.Rollback()
-			j.forgetSeqs()
-			return nil, false
+			return nil, nil, false
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		j.forgetSeqs()
-		return failAll(errs, fmt.Errorf("commit: %w", err)), true
+	if err := j.markApplied(tx, lsn); err != nil {
+		tx.Rollback()
+		return failAll(errs, err), err, true
 	}
-	return errs, true
+	if err := tx.Commit(); err != nil {
+		err = fmt.Errorf("commit: %w", err)
+		return failAll(errs, err), err, true
+	}
+	return errs, nil, true
+}
+
+// markApplied records lsn as applied (nothing for lsn 0).
+func (j *Journal) markApplied(tx *sql.Tx, lsn int64) error {
+	if lsn == 0 {
+		return nil
+	}
+	if _, err := tx.Stmt(j.setApplied).Exec(lsn); err != nil {
+		return fmt.Errorf("record redo position: %w", err)
+	}
+	return nil
 }
 
 // commitIsolated runs batch with each op under its own savepoint.
-func (j *Journal) commitIsolated(batch []*writeOp) []error {
+func (j *Journal) commitIsolated(batch []*writeOp, lsn int64) ([]error, error) {
 	ctx := context.Background()
 	errs := make([]error, len(batch))
-	fail := func(err error) []error {
-		j.forgetSeqs()
-		return failAll(errs, err)
+	fail := func(err error) ([]error, error) {
+		return failAll(errs, err), err
 	}
 	tx, err := j.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -162,7 +219,6 @@ func (j *Journal) commitIsolated(batch []*writeOp) []error {
 			return fail(fmt.Errorf("savepoint: %w", err))
 		}
 		if errs[i] = op.fn(tx); errs[i] != nil {
-			j.forgetSeqs() // the op's appends are rolled back with it
 			if _, err := tx.ExecContext(ctx, "ROLLBACK TO op"); err != nil {
 				tx.Rollback()
 				return fail(fmt.Errorf("rollback to savepoint: %w", err))
@@ -173,10 +229,14 @@ func (j *Journal) commitIsolated(batch []*writeOp) []error {
 			return fail(fmt.Errorf("release savepoint: %w", err))
 		}
 	}
+	if err := j.markApplied(tx, lsn); err != nil {
+		tx.Rollback()
+		return fail(err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fail(fmt.Errorf("commit: %w", err))
 	}
-	return errs
+	return errs, nil
 }
 
 func failAll(errs []error, err error) []error {
@@ -185,10 +245,6 @@ func failAll(errs []error, err error) []error {
 	}
 	return errs
 }
-
-// forgetSeqs drops the writer's cache of next seqs after a rollback; they are read again from
-// the table.
-func (j *Journal) forgetSeqs() { clear(j.nextSeq) }
 
 // exec runs one statement through the writer.
 func (j *Journal) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {

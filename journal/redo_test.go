@@ -1,0 +1,160 @@
+package journal
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/shoal-sh/shoal/journal/cas"
+)
+
+// writeRedo appends framed records to the redo log of the (closed) journal at path.
+func writeRedo(t *testing.T, path string, recs ...*redoRecord) []byte {
+	t.Helper()
+	var all []byte
+	for _, r := range recs {
+		b, err := encodeRecord(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+	}
+	f, err := os.OpenFile(path+redoSuffix, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(all); err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+// Records a crash left in the redo log are applied by the next Open, exactly once: those at
+// or below the recorded position are skipped, and a torn tail is ignored.
+func TestRedoReplayAfterCrash(t *testing.T) {
+	t.Parallel()
+	j, path := openJournal(t, nil)
+	ctx := t.Context()
+	done, err := j.Begin(ctx, ExecStart{Src: "done"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := Output{Kind: OutputValue, Hash: cas.Sum([]byte("3")), Len: 1}
+	if err := j.Finish(ctx, done, ExecFinish{OK: true, Outputs: []Output{out}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Get(ctx, done); err != nil { // settles: everything is applied
+		t.Fatal(err)
+	}
+	applied := j.appliedLSN.Load()
+	if applied < 2 {
+		t.Fatalf("applied LSN %d after two records", applied)
+	}
+	j.Close()
+
+	// What a kill -9 could leave: an already applied record (replaying it would duplicate the
+	// output row), two new ones, and half of a third.
+	old := &redoRecord{LSN: applied, ID: done, Finish: &ExecFinish{OK: true, Outputs: []Output{out}}}
+	begin := &redoRecord{LSN: applied + 1, Begin: &redoBegin{ID: done + 1, Kind: KindExec, Session: "s",
+		Principal: "uid:1", TS: 7, Cwd: []byte("/tmp"), Src: "echo hi", Head: "echo", AST: "null", Effects: "[]"}}
+	end := &redoRecord{LSN: applied + 2, ID: done + 1, Finish: &ExecFinish{OK: true, Status: new(int), Outputs: []Output{out}},
+		Events: []redoEvent{{Channel: ChannelJournal, Seq: 0, EntryID: done + 1, TS: 8, Payload: json.RawMessage(`{"x":1}`)}}}
+	writeRedo(t, path, old, begin, end)
+	torn, _ := encodeRecord(&redoRecord{LSN: applied + 3, Begin: &redoBegin{ID: done + 2, Kind: KindExec, Src: "lost"}})
+	f, _ := os.OpenFile(path+redoSuffix, os.O_WRONLY|os.O_APPEND, 0)
+	f.Write(torn[:len(torn)-3])
+	f.Close()
+
+	j2, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.Close()
+	if fi, err := os.Stat(path + redoSuffix); err != nil || fi.Size() != 0 {
+		t.Fatalf("redo log after recovery: %v, %v", fi, err)
+	}
+	e, err := j2.Get(ctx, done)
+	if err != nil || len(e.Outputs) != 1 {
+		t.Fatalf("applied record replayed again: %+v, %v", e, err)
+	}
+	e, err = j2.Get(ctx, done+1)
+	if err != nil || e.Src != "echo hi" || e.OK == nil || !*e.OK || len(e.Outputs) != 1 {
+		t.Fatalf("replayed entry: %+v, %v", e, err)
+	}
+	if _, err := j2.Get(ctx, done+2); err == nil {
+		t.Fatal("torn record applied")
+	}
+	evs, _ := j2.EventsSince(ctx, ChannelJournal, -1, 0)
+	if len(evs) != 1 || evs[0].EntryID != done+1 {
+		t.Fatalf("events %+v", evs)
+	}
+	// Numbering continues after the replayed rows and events.
+	id, err := j2.Begin(ctx, ExecStart{Src: "next"})
+	if err != nil || id != done+2 {
+		t.Fatalf("next id %d, %v", id, err)
+	}
+	if seq, _ := j2.NextSeq(ctx, ChannelJournal); seq != 1 {
+		t.Fatalf("next seq %d", seq)
+	}
+	if res, err := j2.IntegrityCheck(ctx); err != nil || res != "ok" {
+		t.Fatalf("integrity %q, %v", res, err)
+	}
+}
+
+// A record that can no longer be applied (here: its entry row is gone from a copied database)
+// is skipped, so the journal still opens.
+func TestRedoReplaySkipsBadRecord(t *testing.T) {
+	t.Parallel()
+	j, path := openJournal(t, nil)
+	j.Close()
+	writeRedo(t, path,
+		&redoRecord{LSN: 1, Events: []redoEvent{{Channel: ChannelJournal, EntryID: 99, TS: 1, Payload: json.RawMessage(`{}`)}}},
+		&redoRecord{LSN: 2, Events: []redoEvent{{Channel: ChannelJournal, TS: 1, Payload: json.RawMessage(`{"ok":1}`)}}})
+	j2, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.Close()
+	evs, _ := j2.EventsSince(t.Context(), ChannelJournal, -1, 0)
+	if len(evs) != 1 || string(evs[0].Payload) != `{"ok":1}` {
+		t.Fatalf("events %+v", evs)
+	}
+}
+
+// Reads see every acknowledged write at once, though the writer applies them later, and the
+// log is emptied once it has grown past redoTruncateAt and everything in it is applied.
+func TestRedoReadYourWritesAndTruncate(t *testing.T) {
+	t.Parallel()
+	j, path := openJournal(t, nil)
+	ctx := t.Context()
+	big := strings.Repeat("x", 1<<20)
+	for i := range 6 {
+		id, err := j.Begin(ctx, ExecStart{Src: big})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := j.QueueFinish(ctx, id, &ExecFinish{OK: true}, []EventAppend{{Channel: ChannelJournal, EntryID: id, Payload: json.RawMessage(`{}`)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		e, err := j.Get(ctx, id)
+		if err != nil || e.OK == nil || len(e.Src) != len(big) {
+			t.Fatalf("read %d after write: %v", i, err)
+		}
+		if evs, _ := j.EventsSince(ctx, ChannelJournal, -1, 0); len(evs) != i+1 {
+			t.Fatalf("%d events after %d writes", len(evs), i+1)
+		}
+	}
+	fi, err := os.Stat(path + redoSuffix)
+	if err != nil || fi.Size() > redoTruncateAt {
+		t.Fatalf("redo log not emptied: %v, %v", fi, err)
+	}
+	if fi, err := os.Stat(path + redoSuffix); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("redo log mode: %v, %v", fi, err)
+	}
+}
