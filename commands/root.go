@@ -49,6 +49,7 @@ func Main(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(argv) > 1 && argv[1] == sandbox.HelperCommand {
 		return sandbox.Main(argv[2:])
 	}
+	defer startProfile(argv, stderr)()
 	io := &stdio{in: stdin, out: stdout, err: stderr, lookup: os.LookupEnv}
 	root := newRoot(io)
 	root.SetArgs(argsFor(root, argv))

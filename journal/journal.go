@@ -64,7 +64,7 @@ type Journal struct {
 	ck                 *sql.DB       // the checkpointer's connection
 	ckWake             chan struct{} // the writer asks for a checkpoint; closed when the writer is done
 	ckDone             chan struct{}
-	commits            int // since the last checkpoint request; only the writer uses it
+	commits            int // writes applied since the last checkpoint request; only the writer uses it
 
 	// The redo log (see redo.go). logMu guards what must follow log order: the log file and
 	// its size, the last LSN, the next entry id and event seqs, and the unfinished entries.
@@ -82,6 +82,7 @@ type Journal struct {
 	// The writer's queue (see write): qmu guards queue and closed; wake signals the writer.
 	qmu        sync.Mutex
 	queue      []*writeOp
+	waiters    int // queued writes someone waits for (done != nil)
 	closed     bool
 	wake       chan struct{}
 	writerDone chan struct{}
@@ -191,12 +192,12 @@ func (j *Journal) open() error {
 	return nil
 }
 
-// checkpointEvery is how many commits the writer makes between checkpoint requests. At a
-// handful of pages per commit it is near SQLite's default of a checkpoint per 1000 WAL pages.
-const checkpointEvery = 100
+// checkpointEvery is how many writes the writer applies between checkpoint requests. At a
+// few pages per write it is near SQLite's default of a checkpoint per 1000 WAL pages.
+const checkpointEvery = 250
 
 // checkpointer copies the WAL into the database when the writer asks (every checkpointEvery
-// commits) and once more when the journal closes. SQLite would otherwise checkpoint inside
+// writes) and once more when the journal closes. SQLite would otherwise checkpoint inside
 // the commit that crosses 1000 WAL pages, with two fsyncs, stalling every write queued behind
 // it (the writer's connection has automatic checkpoints off, see writerDriver). PASSIVE
 // never blocks the writer or readers; what it cannot copy now is copied next time. Durability

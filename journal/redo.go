@@ -39,46 +39,45 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // redoRecord is one logged write: a Begin, or the end of an exec (finish and/or events).
 type redoRecord struct {
-	LSN    int64       `json:"lsn"`
-	Begin  *redoBegin  `json:"begin,omitempty"`
-	ID     int64       `json:"id,omitempty"` // the entry Finish completes
-	Finish *ExecFinish `json:"finish,omitempty"`
-	Events []redoEvent `json:"events,omitempty"`
+	LSN    int64
+	Begin  *redoBegin
+	ID     int64 // the entry Finish completes
+	Finish *ExecFinish
+	Events []redoEvent
 }
 
 type redoBegin struct {
-	ID        int64  `json:"id"`
-	Kind      string `json:"kind"`
-	ParentID  int64  `json:"parent_id,omitempty"`
-	Session   string `json:"session"`
-	Principal string `json:"principal"`
-	TS        int64  `json:"ts"`
-	Cwd       []byte `json:"cwd"`
-	EnvHash   string `json:"env_hash,omitempty"`
-	Src       string `json:"src"`
-	Head      string `json:"head"`
-	AST       string `json:"ast"`
-	Effects   string `json:"effects"`
+	ID        int64
+	Kind      string
+	ParentID  int64
+	Session   string
+	Principal string
+	TS        int64
+	Cwd       []byte
+	EnvHash   string
+	Src       string
+	Head      string
+	AST       string
+	Effects   string
 }
 
 type redoEvent struct {
-	Channel string          `json:"channel"`
-	Seq     int64           `json:"seq"`
-	EntryID int64           `json:"entry_id,omitempty"`
-	TS      int64           `json:"ts"`
-	Payload json.RawMessage `json:"payload"`
+	Channel string
+	Seq     int64
+	EntryID int64
+	TS      int64
+	Payload json.RawMessage
 }
 
 // encodeRecord frames rec for the log.
 func encodeRecord(rec *redoRecord) ([]byte, error) {
-	payload, err := json.Marshal(rec)
-	if err != nil {
-		return nil, err
+	buf := rec.appendPayload(make([]byte, redoHeader, 256))
+	n := len(buf) - redoHeader
+	if uint64(n) > 1<<32-1 {
+		return nil, fmt.Errorf("redo record of %d bytes", n)
 	}
-	buf := make([]byte, redoHeader+len(payload))
-	binary.LittleEndian.PutUint32(buf[0:4], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(buf[4:8], crc32.Checksum(payload, castagnoli))
-	copy(buf[redoHeader:], payload)
+	binary.LittleEndian.PutUint32(buf[0:4], uint32(n))
+	binary.LittleEndian.PutUint32(buf[4:8], crc32.Checksum(buf[redoHeader:], castagnoli))
 	return buf, nil
 }
 
@@ -96,8 +95,8 @@ func decodeRecords(data []byte) []*redoRecord {
 		if crc32.Checksum(payload, castagnoli) != sum {
 			break
 		}
-		rec := &redoRecord{}
-		if err := json.Unmarshal(payload, rec); err != nil || rec.LSN <= 0 {
+		rec, err := decodePayload(payload)
+		if err != nil {
 			break
 		}
 		recs = append(recs, rec)

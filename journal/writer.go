@@ -66,19 +66,35 @@ func (j *Journal) push(op *writeOp) int {
 	}
 	j.queue = append(j.queue, op)
 	n := len(j.queue)
+	if op.done != nil {
+		j.waiters++
+	}
 	j.qmu.Unlock()
-	select {
-	case j.wake <- struct{}{}:
-	default: // the writer is already signalled
+	// A logged record needs the writer only to start its gathering delay (the first in an
+	// empty queue) or to end it (a full batch); someone waiting needs it now.
+	if op.done != nil || n == 1 || n >= maxBatch {
+		select {
+		case j.wake <- struct{}{}:
+		default: // the writer is already signalled
+		}
 	}
 	return n
 }
+
+// applyDelay is how long the writer gathers logged records before applying them, unless a
+// batch fills up or someone waits (a read settling, a plain write). Logged records are durable
+// already, so the delay costs nothing but lets one commit carry many execs instead of one
+// commit per write: the CPU a commit takes is what an exec's round trip competes with.
+const applyDelay = 5 * time.Millisecond
 
 // writer is the goroutine that owns the write connection. After Close it commits what is
 // still queued, so no queued op is left unanswered.
 func (j *Journal) writer() {
 	defer close(j.writerDone)
 	var batch []*writeOp
+	var deadline time.Time // the end of the current gathering delay, zero when none runs
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	for {
 		// Let goroutines that are about to queue a write do so first: on a busy machine the
 		// writer would otherwise commit one write at a time while the next ones wait for a
@@ -87,6 +103,23 @@ func (j *Journal) writer() {
 		runtime.Gosched()
 		j.qmu.Lock()
 		q := j.queue
+		closed := j.closed
+		if len(q) > 0 && len(q) < maxBatch && j.waiters == 0 && !closed {
+			if deadline.IsZero() {
+				deadline = time.Now().Add(applyDelay)
+			}
+			if wait := time.Until(deadline); wait > 0 {
+				j.qmu.Unlock()
+				timer.Reset(wait)
+				select {
+				case <-j.wake:
+				case <-timer.C:
+				}
+				timer.Stop()
+				continue
+			}
+		}
+		deadline = time.Time{}
 		n := min(len(q), maxBatch)
 		batch = append(batch[:0], q[:n]...)
 		clear(q[:n])
@@ -95,7 +128,11 @@ func (j *Journal) writer() {
 		} else {
 			j.queue = q[n:]
 		}
-		closed := j.closed
+		for _, op := range batch {
+			if op.done != nil {
+				j.waiters--
+			}
+		}
 		j.qmu.Unlock()
 		if len(batch) == 0 {
 			if closed {
@@ -137,7 +174,7 @@ func (j *Journal) writer() {
 		if lsn > 0 && whole == nil {
 			j.applied(lsn)
 		}
-		if j.commits++; j.commits >= checkpointEvery {
+		if j.commits += len(batch); j.commits >= checkpointEvery {
 			j.commits = 0
 			select {
 			case j.ckWake <- struct{}{}:

@@ -46,7 +46,7 @@ func Derive(prog *syntax.Program, env *Env) []leash.Effect {
 	w := &walker{
 		env:    env,
 		out:    newCollector(),
-		rules:  rules(),
+		rules:  sharedRules(),
 		hashes: map[string]string{},
 		fnSeen: map[*syntax.FnDecl]bool{},
 	}
