@@ -44,7 +44,7 @@ func runMCP(cmd *cobra.Command, io *stdio, opts *mcpOptions) error {
 	if env("GOMAXPROCS") == "" {
 		// The facade relays one JSON line to another; with one P its goroutines hand off on
 		// one thread instead of waking (and spinning) a second, which cut its CPU per call by
-		// a third and the p50 of shoal_exec by ~20% on 2 cores (docs/mcp.md). The kernel it
+		// a third and the p50 of shoal_exec by ~20% on 2 cores (docs/architecture.md). The kernel it
 		// starts is a separate process and keeps every core.
 		runtime.GOMAXPROCS(1)
 	}

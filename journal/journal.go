@@ -204,6 +204,7 @@ const checkpointEvery = 250
 // does not depend on checkpoints: a commit is in the WAL when the writer acknowledges it.
 func (j *Journal) checkpointer() {
 	defer close(j.ckDone)
+	background()
 	for range j.ckWake {
 		// A checkpoint that fails (the database is busy past the timeout) leaves the WAL as it
 		// was; the next request copies it. The connection closing last checkpoints whatever

@@ -91,6 +91,7 @@ const applyDelay = 5 * time.Millisecond
 // still queued, so no queued op is left unanswered.
 func (j *Journal) writer() {
 	defer close(j.writerDone)
+	background()
 	var batch []*writeOp
 	var deadline time.Time // the end of the current gathering delay, zero when none runs
 	timer := time.NewTimer(time.Hour)
