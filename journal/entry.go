@@ -85,6 +85,9 @@ func HeadOf(src string) string {
 const (
 	sqlBegin = `INSERT INTO entry (id, kind, parent_id, session, principal, ts, cwd, env_hash, src, head, ast, effects)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	// sqlBeginDone inserts a row already finished: a Begin and its Finish applied together.
+	sqlBeginDone = `INSERT INTO entry (id, kind, parent_id, session, principal, ts, cwd, env_hash, src, head, ast, effects,
+		dur_ns, status, ok, opaque, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlFinish = `UPDATE entry SET dur_ns = ?, status = ?, ok = ?, opaque = ?, meta = ? WHERE id = ? AND ok IS NULL`
 	sqlOutput = `INSERT INTO output (entry_id, kind, hash, len, meta) VALUES (?, ?, ?, ?, ?)` // and more rows: sqlRows
 )
@@ -275,6 +278,11 @@ func (w *finishWrite) apply(tx *sql.Tx) error {
 		}
 		return ErrNotFound
 	}
+	return w.insertOutputs(tx)
+}
+
+// insertOutputs stores the finish's output rows.
+func (w *finishWrite) insertOutputs(tx *sql.Tx) error {
 	if len(w.rows) == 0 {
 		return nil
 	}

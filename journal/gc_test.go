@@ -79,7 +79,7 @@ func TestDatabaseFilesArePrivate(t *testing.T) {
 	if _, err := j.Begin(t.Context(), ExecStart{Src: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{path, path + "-wal"} {
+	for _, p := range []string{path, path + "-wal", path + redoSuffix} {
 		info, err := os.Stat(p)
 		if err != nil {
 			t.Fatal(err)

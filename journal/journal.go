@@ -45,6 +45,9 @@ type Options struct {
 	Now func() time.Time
 	// NoSyncBlobs skips fsync in the blob store (benchmarks only).
 	NoSyncBlobs bool
+	// ApplyDelay is how long the writer gathers logged records before applying them; 0 means
+	// 5 ms (see applyDelay).
+	ApplyDelay time.Duration
 }
 
 // Journal is an open journal database plus its blob store. It is safe for concurrent use.
@@ -58,6 +61,7 @@ type Journal struct {
 	// Statements of the hot write path, prepared once on the writer: go-sqlite3 would
 	// otherwise compile the SQL on every call, a large share of a Begin+Finish.
 	begin, finish      *sql.Stmt
+	beginDone          *sql.Stmt
 	outputs            [5]*sql.Stmt // outputs[n] inserts n output rows (n ≥ 1)
 	events             [3]*sql.Stmt // events[n] inserts n channel_event rows (n ≥ 1)
 	maxSeq, transcript *sql.Stmt
@@ -76,6 +80,7 @@ type Journal struct {
 	nextID     int64
 	nextSeq    map[string]int64   // next seq of each durable channel
 	unfinished map[int64]struct{} // begun by this process and not yet finished
+	lastBegin  *writeOp           // the queued write of the newest record, when that is a Begin
 	appliedLSN atomic.Int64       // the highest record committed to SQLite
 	setApplied *sql.Stmt
 
@@ -115,6 +120,9 @@ func Open(path string, opts *Options) (*Journal, error) {
 	}
 	if j.opts.Now == nil {
 		j.opts.Now = time.Now
+	}
+	if j.opts.ApplyDelay <= 0 {
+		j.opts.ApplyDelay = applyDelay
 	}
 	if err := j.open(); err != nil {
 		j.Close()
@@ -260,6 +268,9 @@ func (j *Journal) prepare() error {
 	if j.finish, err = j.w.Prepare(sqlFinish); err != nil {
 		return err
 	}
+	if j.beginDone, err = j.w.Prepare(sqlBeginDone); err != nil {
+		return err
+	}
 	for n := 1; n < len(j.outputs); n++ {
 		if j.outputs[n], err = j.w.Prepare(sqlRows(sqlOutput, n)); err != nil {
 			return err
@@ -309,7 +320,7 @@ func (j *Journal) Close() error {
 			errs = append(errs, j.redo.Close())
 		}
 	})
-	stmts := append([]*sql.Stmt{j.begin, j.finish, j.maxSeq, j.transcript, j.setApplied}, j.outputs[:]...)
+	stmts := append([]*sql.Stmt{j.begin, j.finish, j.beginDone, j.maxSeq, j.transcript, j.setApplied}, j.outputs[:]...)
 	for _, st := range append(stmts, j.events[:]...) {
 		if st != nil {
 			errs = append(errs, st.Close())

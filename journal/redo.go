@@ -124,12 +124,66 @@ func (j *Journal) applyRecord(tx *sql.Tx, rec *redoRecord) error {
 			return fmt.Errorf("finish %d: %w", rec.ID, err)
 		}
 	}
+	return j.applyEvents(tx, rec)
+}
+
+func (j *Journal) applyEvents(tx *sql.Tx, rec *redoRecord) error {
 	if len(rec.Events) > 0 {
 		if err := j.insertEvents(tx, rec.Events); err != nil {
 			return fmt.Errorf("events: %w", err)
 		}
 	}
 	return nil
+}
+
+// applyPair applies a Begin record and the end of the same entry that was merged into its
+// queued write (see mergeEnd): the row is inserted finished, saving the UPDATE.
+func (j *Journal) applyPair(tx *sql.Tx, begin, end *redoRecord) error {
+	b := begin.Begin
+	fin, err := j.prepareFinish(end.ID, *end.Finish)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Stmt(j.beginDone).Exec(b.ID, b.Kind, nullInt(b.ParentID), b.Session, b.Principal, b.TS, b.Cwd,
+		nullString(b.EnvHash), b.Src, b.Head, b.AST, b.Effects,
+		end.Finish.DurNs, fin.status, end.Finish.OK, end.Finish.Opaque, fin.meta); err != nil {
+		return fmt.Errorf("begin %d: %w", b.ID, err)
+	}
+	if err := fin.insertOutputs(tx); err != nil {
+		return fmt.Errorf("finish %d: %w", end.ID, err)
+	}
+	return j.applyEvents(tx, end)
+}
+
+// logOp is the writer's op for a logged record; end is a later record merged into it.
+func (j *Journal) logOp(rec *redoRecord) *writeOp {
+	op := &writeOp{lsn: rec.LSN, rec: rec}
+	op.fn = func(tx *sql.Tx) error {
+		if op.end == nil {
+			return j.applyRecord(tx, rec)
+		}
+		return j.applyPair(tx, rec, op.end)
+	}
+	return op
+}
+
+// mergeEnd folds rec, the end of the entry whose Begin is the newest queued write, into that
+// write, so the writer inserts the row finished instead of inserting and then updating it. It
+// only does so while that write is the last in the queue and not yet taken: then nothing was
+// logged between the two records, so the write's LSN may jump to rec's. Called under logMu.
+func (j *Journal) mergeEnd(rec *redoRecord) bool {
+	op := j.lastBegin
+	j.lastBegin = nil
+	if op == nil || rec.Finish == nil || rec.Begin != nil || op.rec.Begin.ID != rec.ID {
+		return false
+	}
+	j.qmu.Lock()
+	defer j.qmu.Unlock()
+	if op.taken || len(j.queue) == 0 || j.queue[len(j.queue)-1] != op {
+		return false
+	}
+	op.end, op.lsn = rec, rec.LSN
+	return true
 }
 
 // logRecord appends rec to the redo log and queues it for the writer; rec is durable when it
@@ -145,6 +199,7 @@ func (j *Journal) logRecord(fill func(rec *redoRecord) (func(*sql.Tx) error, err
 	}
 	plain, err := fill(rec)
 	if plain != nil && err == nil {
+		j.lastBegin = nil
 		op := &writeOp{fn: plain, done: make(chan error, 1)}
 		n := j.push(op)
 		j.logMu.Unlock()
@@ -168,7 +223,15 @@ func (j *Journal) logRecord(fill func(rec *redoRecord) (func(*sql.Tx) error, err
 	}
 	j.lastLSN = rec.LSN
 	j.redoSize += int64(len(buf))
-	queued := j.push(&writeOp{fn: func(tx *sql.Tx) error { return j.applyRecord(tx, rec) }, lsn: rec.LSN})
+	if j.mergeEnd(rec) {
+		j.logMu.Unlock()
+		return nil, nil
+	}
+	op := j.logOp(rec)
+	queued := j.push(op)
+	if rec.Begin != nil {
+		j.lastBegin = op
+	}
 	j.logMu.Unlock()
 	if queued > maxQueued {
 		// Backpressure: wait until the writer has applied everything queued so far.

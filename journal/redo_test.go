@@ -1,10 +1,12 @@
 package journal
 
 import (
+	"database/sql"
 	"encoding/json"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shoal-sh/shoal/journal/cas"
 )
@@ -226,4 +228,65 @@ func FuzzRedoDecode(f *testing.F) {
 			n += len(b)
 		}
 	})
+}
+
+// The end of an exec logged while its Begin still waits in the writer's queue is merged into
+// that write (the row is inserted finished); anything queued in between prevents the merge.
+func TestRedoMergesBeginAndEnd(t *testing.T) {
+	t.Parallel()
+	j, _ := openJournal(t, &Options{ApplyDelay: time.Hour})
+	ctx := t.Context()
+	out := Output{Kind: OutputValue, Hash: cas.Sum([]byte("3")), Len: 1}
+	queued := func() []*writeOp {
+		j.qmu.Lock()
+		defer j.qmu.Unlock()
+		return append([]*writeOp(nil), j.queue...)
+	}
+	id, _ := j.Begin(ctx, ExecStart{Src: "1 + 2"})
+	p, err := j.QueueFinish(ctx, id, &ExecFinish{OK: true, Status: new(int), DurNs: 5, Outputs: []Output{out}},
+		[]EventAppend{{Channel: ChannelJournal, EntryID: id, Payload: json.RawMessage(`{"a":1}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Wait()
+	if q := queued(); len(q) != 1 || q[0].end == nil || q[0].lsn != j.lastLSN {
+		t.Fatalf("queue after Begin+QueueFinish: %d ops", len(q))
+	}
+	// Another Begin, then a plain write, then its end: no merge.
+	id2, _ := j.Begin(ctx, ExecStart{Src: "x"})
+	pinned := make(chan error, 1)
+	go func() { pinned <- j.Pin(ctx, cas.Sum(nil)) }() // waits for the writer: it applies everything
+	if err := <-pinned; err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []struct {
+		id   int64
+		ok   bool
+		outs int
+	}{{id, true, 1}, {id2, false, 0}} {
+		e, err := j.Get(ctx, want.id)
+		if err != nil || (e.OK != nil) != want.ok || len(e.Outputs) != want.outs {
+			t.Fatalf("entry %d: %+v, %v", want.id, e, err)
+		}
+		if want.ok && (*e.DurNs != 5 || *e.Status != 0) {
+			t.Fatalf("merged row: %+v", e)
+		}
+	}
+	evs, _ := j.EventsSince(ctx, ChannelJournal, -1, 0)
+	if len(evs) != 1 || evs[0].EntryID != id {
+		t.Fatalf("events %+v", evs)
+	}
+	id3, _ := j.Begin(ctx, ExecStart{Src: "y"})
+	j.push(&writeOp{fn: func(*sql.Tx) error { return nil }}) // a write queued between Begin and Finish
+	if err := j.Finish(ctx, id3, ExecFinish{OK: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range queued() {
+		if op.end != nil {
+			t.Fatal("merged across a plain write")
+		}
+	}
+	if e, err := j.Get(ctx, id3); err != nil || e.OK == nil {
+		t.Fatalf("entry %d: %+v, %v", id3, e, err)
+	}
 }

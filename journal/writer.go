@@ -21,6 +21,12 @@ type writeOp struct {
 	fn   func(tx *sql.Tx) error
 	done chan error // nil for a logged record: nobody waits, it is durable already
 	lsn  int64      // the redo record this op applies; 0 for a plain write
+
+	// For a logged record: the record, the end merged into it (see mergeEnd), and whether
+	// the writer has taken it (guarded by qmu until then).
+	rec   *redoRecord
+	end   *redoRecord
+	taken bool
 }
 
 // write runs fn in the writer goroutine and returns once its effect is committed.
@@ -107,7 +113,7 @@ func (j *Journal) writer() {
 		closed := j.closed
 		if len(q) > 0 && len(q) < maxBatch && j.waiters == 0 && !closed {
 			if deadline.IsZero() {
-				deadline = time.Now().Add(applyDelay)
+				deadline = time.Now().Add(j.opts.ApplyDelay)
 			}
 			if wait := time.Until(deadline); wait > 0 {
 				j.qmu.Unlock()
@@ -130,6 +136,7 @@ func (j *Journal) writer() {
 			j.queue = q[n:]
 		}
 		for _, op := range batch {
+			op.taken = true
 			if op.done != nil {
 				j.waiters--
 			}

@@ -114,3 +114,9 @@ func mustExec(t *testing.T, k *kerneltest.Kernel, src string) proto.ExecResult {
 	}
 	return res
 }
+
+// isCode reports whether err is a JSON-RPC error with code.
+func isCode(err error, code int) bool {
+	var e *jsonrpc.Error
+	return errors.As(err, &e) && e.Code == code
+}

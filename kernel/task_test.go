@@ -101,7 +101,13 @@ func TestBackgroundQueued(t *testing.T) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+	// The process can show in /proc a moment before the evaluator registers its group
+	// (between fork and the spawn hook): until then suspend honestly finds nothing to stop.
 	sus, err := k.Client.TaskSuspend(ctx, first.Task)
+	for deadline := time.Now().Add(10 * time.Second); isCode(err, proto.CodeTaskControlUnavailable) && time.Now().Before(deadline); {
+		time.Sleep(2 * time.Millisecond)
+		sus, err = k.Client.TaskSuspend(ctx, first.Task)
+	}
 	if err != nil || sus.State != proto.TaskSuspended {
 		t.Fatalf("suspend = %+v, %v", sus, err)
 	}
