@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -65,7 +66,9 @@ func runExec(ctx context.Context, s *Server, a map[string]any) (json.RawMessage,
 
 func taskHandle(raw json.RawMessage) (proto.TaskHandle, bool) {
 	var h proto.TaskHandle
-	if json.Unmarshal(raw, &h) != nil || h.Task == "" || !h.TimedOut {
+	// A handle is a small object with timed_out set; a result (with a value of any size)
+	// has no such key at its top level, so most replies skip the full parse.
+	if !bytes.Contains(raw, []byte(`"timed_out"`)) || json.Unmarshal(raw, &h) != nil || h.Task == "" || !h.TimedOut {
 		return h, false
 	}
 	return h, true

@@ -186,7 +186,7 @@ func (s *Server) callTool(ctx context.Context, req *jsonrpc.Request) (any, error
 }
 
 // toolResult is a successful tools/call reply (AGENT-SURFACE §3.3).
-func toolResult(raw json.RawMessage) map[string]any {
+func toolResult(raw json.RawMessage) *callResult {
 	var top struct {
 		URI    string          `json:"uri"`
 		Ref    string          `json:"ref"`
@@ -209,20 +209,40 @@ func toolResult(raw json.RawMessage) map[string]any {
 	if top.Render != nil {
 		text = *top.Render
 	}
-	content := []map[string]any{{"type": "text", "text": proto.BoundText(text, uri)}}
+	res := &callResult{Content: []any{textContent{Type: "text", Text: proto.BoundText(text, uri)}}, StructuredContent: raw}
 	if uri != "" {
 		name := top.Ref
 		if name == "" {
 			name = uriRef(uri)
 		}
-		content = append(content, map[string]any{"type": "resource_link", "uri": uri, "name": name, "mimeType": "application/json"})
+		res.Content = append(res.Content, linkContent{Type: "resource_link", URI: uri, Name: name, MimeType: "application/json"})
 	}
-	return map[string]any{"content": content, "structuredContent": raw, "isError": false}
+	return res
+}
+
+// callResult is a tools/call result (AGENT-SURFACE §3.3). Typed rather than a map: the
+// facade encodes one per call, and struct encoding skips the map's key sorting.
+type callResult struct {
+	Content           []any           `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent"`
+	IsError           bool            `json:"isError"`
+}
+
+type textContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type linkContent struct {
+	Type     string `json:"type"`
+	URI      string `json:"uri"`
+	Name     string `json:"name"`
+	MimeType string `json:"mimeType"`
 }
 
 // errorResult turns a kernel error (or a failure to reach the kernel) into
 // a successful tools/call reply with isError set, so the agent sees why.
-func errorResult(err error) map[string]any {
+func errorResult(err error) *callResult {
 	var rpc *jsonrpc.Error
 	if !errors.As(err, &rpc) {
 		msg := err.Error()
@@ -237,10 +257,10 @@ func errorResult(err error) map[string]any {
 		body["data"] = rpc.Data
 	}
 	raw, _ := json.Marshal(body)
-	return map[string]any{
-		"content":           []map[string]any{{"type": "text", "text": proto.BoundText(prettyJSON(raw), "")}},
-		"structuredContent": json.RawMessage(raw),
-		"isError":           true,
+	return &callResult{
+		Content:           []any{textContent{Type: "text", Text: proto.BoundText(prettyJSON(raw), "")}},
+		StructuredContent: raw,
+		IsError:           true,
 	}
 }
 
