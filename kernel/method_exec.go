@@ -182,7 +182,7 @@ func (s *Server) execOnce(ctx context.Context, cs *connState, a *attachment, src
 		return nil, gerr
 	}
 	id, err := s.journal.Begin(ctx, JournalStart{Kind: "exec", Session: ss.key.name, Principal: a.id.Principal,
-		Src: src, AST: ast, Cwd: []byte(cwd), EnvHash: envHash(env), Effects: d.effectsJSON, StartedNs: start.UnixNano()})
+		Src: src, AST: ast, Cwd: []byte(cwd), EnvHash: ss.envHash(env), Effects: d.effectsJSON, StartedNs: start.UnixNano()})
 	if err != nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "journal: %v", err)
 	}

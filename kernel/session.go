@@ -39,6 +39,21 @@ type session struct {
 	env     []string // likewise
 	tasks   []*task
 	pruned  time.Time // the last pruneTasks pass
+
+	hashMu  sync.Mutex
+	hashEnv []string // the environment envHash last hashed, and its hash
+	hashed  string
+}
+
+// envHash is envHash(env), remembered for the last environment: it rarely changes between
+// execs, and sorting and hashing it was a tenth of an exec's own CPU.
+func (ss *session) envHash(env []string) string {
+	ss.hashMu.Lock()
+	defer ss.hashMu.Unlock()
+	if ss.hashEnv == nil || !slices.Equal(ss.hashEnv, env) {
+		ss.hashEnv, ss.hashed = slices.Clone(env), envHash(env)
+	}
+	return ss.hashed
 }
 
 // job is one queued evaluation.
