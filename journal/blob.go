@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -103,10 +104,13 @@ func (j *Journal) Pinned(ctx context.Context, hash string) (bool, error) {
 	return found, err
 }
 
-// Undo is one recorded inverse operation of an entry (TrashMove, RestoreBytes, MoveBack).
+// Undo is one recorded inverse operation of an entry (how to reverse a trash move, a move, a
+// whole-file write). ID and UndoneNs are read back, not written.
 type Undo struct {
-	Op      string          `json:"op"`
-	Inverse json.RawMessage `json:"inverse"`
+	ID       int64           `json:"-"`
+	Op       string          `json:"op"`
+	Inverse  json.RawMessage `json:"inverse"`
+	UndoneNs int64           `json:"-"` // when it was applied; 0: not yet
 }
 
 // AddUndo records how to reverse part of an entry's effect.
@@ -125,7 +129,7 @@ func (j *Journal) Undos(ctx context.Context, entryID int64) ([]Undo, error) {
 	if err := j.settle(); err != nil {
 		return nil, err
 	}
-	rows, err := j.r.QueryContext(ctx, `SELECT op, inverse FROM undo WHERE entry_id = ? ORDER BY rowid`, entryID)
+	rows, err := j.r.QueryContext(ctx, `SELECT rowid, op, inverse, COALESCE(undone_ns, 0) FROM undo WHERE entry_id = ? ORDER BY rowid`, entryID)
 	if err != nil {
 		return nil, fmt.Errorf("journal undos %d: %w", entryID, err)
 	}
@@ -134,13 +138,40 @@ func (j *Journal) Undos(ctx context.Context, entryID int64) ([]Undo, error) {
 	for rows.Next() {
 		var u Undo
 		var inv string
-		if err := rows.Scan(&u.Op, &inv); err != nil {
+		if err := rows.Scan(&u.ID, &u.Op, &inv, &u.UndoneNs); err != nil {
 			return nil, fmt.Errorf("journal undos %d: %w", entryID, err)
 		}
 		u.Inverse = json.RawMessage(inv)
 		out = append(out, u)
 	}
 	return out, rows.Err()
+}
+
+// LastUndoable returns the newest exec entry of session and principal that has an undo record
+// not yet applied, or 0 when there is none.
+func (j *Journal) LastUndoable(ctx context.Context, session, principal string) (int64, error) {
+	if err := j.settle(); err != nil {
+		return 0, err
+	}
+	var id int64
+	err := j.r.QueryRowContext(ctx, `SELECT COALESCE(MAX(u.entry_id), 0) FROM undo AS u JOIN entry AS e ON e.id = u.entry_id
+		WHERE u.undone_ns IS NULL AND e.session = ? AND e.principal = ?`, session, principal).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("journal last undoable: %w", err)
+	}
+	return id, nil
+}
+
+// MarkUndone records that the undo records ids were applied at ns.
+func (j *Journal) MarkUndone(ctx context.Context, ids []int64, ns int64) error {
+	return j.write(ctx, func(tx *sql.Tx) error {
+		for _, id := range ids {
+			if _, err := tx.Exec(`UPDATE undo SET undone_ns = ? WHERE rowid = ?`, ns, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // truncator passes through at most left bytes, then counts and discards the rest and, if

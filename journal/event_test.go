@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func seqs(evs []Event) []int64 {
@@ -214,8 +215,22 @@ func TestPinsAndUndo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(undos, got); diff != "" {
+	if diff := cmp.Diff(undos, got, cmpopts.IgnoreFields(Undo{}, "ID")); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
+	}
+	// The newest entry of the session with a pending record is the undo target; marking its
+	// records undone moves the target back.
+	if last, err := j.LastUndoable(ctx, "", ""); err != nil || last != id {
+		t.Fatalf("last undoable = %d, %v; want %d", last, err, id)
+	}
+	if err := j.MarkUndone(ctx, []int64{got[0].ID, got[1].ID}, 42); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := j.Undos(ctx, id); again[0].UndoneNs != 42 || again[1].UndoneNs != 42 {
+		t.Fatalf("undone_ns not recorded: %+v", again)
+	}
+	if last, _ := j.LastUndoable(ctx, "", ""); last != 0 {
+		t.Fatalf("last undoable after undo = %d", last)
 	}
 	if err := j.AddUndo(ctx, id, Undo{Op: "x", Inverse: json.RawMessage(`{`)}); err == nil {
 		t.Fatal("invalid inverse accepted")

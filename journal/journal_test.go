@@ -60,7 +60,7 @@ func TestOpenMigratesFromEmpty(t *testing.T) {
 	want := map[string][]string{
 		"entry":            {"id", "kind", "parent_id", "session", "principal", "ts", "dur_ns", "cwd", "env_hash", "src", "head", "ast", "effects", "status", "ok", "opaque", "meta"},
 		"output":           {"entry_id", "kind", "hash", "len", "meta"},
-		"undo":             {"entry_id", "op", "inverse"},
+		"undo":             {"entry_id", "op", "inverse", "undone_ns"},
 		"pin":              {"hash"},
 		"blob":             {"hash", "stored_len", "created_ns", "last_access_ns"},
 		"transcript_event": {"entry_id", "ts", "payload"},

@@ -77,8 +77,10 @@ CREATE TABLE channel_event (
 	// 3: the position of the redo log (journal.db-redo) applied so far; see redo.go.
 	`CREATE TABLE redo_applied (lsn INTEGER NOT NULL);
 INSERT INTO redo_applied (lsn) VALUES (0);`,
+	// 4: when an undo record was applied (NULL: not yet), so undo walks back entry by entry.
+	`ALTER TABLE undo ADD COLUMN undone_ns INTEGER;`,
 }
 
 // SchemaVersion is the user_version this build writes; a newer database is refused. It always
 // equals len(migrations) (a test checks).
-const SchemaVersion = 3
+const SchemaVersion = 4

@@ -34,7 +34,27 @@ type Journal interface {
 	Events(ctx context.Context, channel string, since *uint64) ([]StoredEvent, error)
 	// NextSeq is one past the highest persisted seq of channel (0 when none).
 	NextSeq(ctx context.Context, channel string) (uint64, error)
+	// Row returns row id; unknown ⇒ an error wrapping ErrNotFound.
+	Row(ctx context.Context, id int64) (*JournalRow, error)
+	// AddUndo records how to reverse part of row id's effect (see undo.go).
+	AddUndo(ctx context.Context, id int64, u UndoRecord) error
+	// Undos returns row id's undo records, oldest first.
+	Undos(ctx context.Context, id int64) ([]UndoRecord, error)
+	// LastUndoable is the newest row of session and principal with an undo record not yet
+	// applied (0: none).
+	LastUndoable(ctx context.Context, session, principal string) (int64, error)
+	// MarkUndone records that the undo records ids were applied at ns.
+	MarkUndone(ctx context.Context, ids []int64, ns int64) error
 	Close() error
+}
+
+// UndoRecord is one recorded inverse: its op and JSON, and once read back its id and when it
+// was applied (0: not yet).
+type UndoRecord struct {
+	ID       int64
+	Op       string
+	Inverse  json.RawMessage
+	UndoneNs int64
 }
 
 // ErrNotFound is wrapped by Journal implementations for unknown blobs.

@@ -20,6 +20,12 @@ type memJournal struct {
 	heads  []string
 	blobs  map[string][]byte
 	events map[string][]StoredEvent
+	undos  []memUndo
+}
+
+type memUndo struct {
+	entry int64
+	UndoRecord
 }
 
 // NewMemJournal returns an empty in-memory [Journal].
@@ -199,3 +205,60 @@ func headOf(src string) string {
 
 // normalizeKind spells an effect kind the canonical way: fs.write ≡ fs_write.
 func normalizeKind(k string) string { return strings.ReplaceAll(k, ".", "_") }
+
+func (m *memJournal) Row(_ context.Context, id int64) (*JournalRow, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if id < 1 || id > int64(len(m.rows)) {
+		return nil, fmt.Errorf("journal row %d: %w", id, ErrNotFound)
+	}
+	r := m.rows[id-1]
+	return &r, nil
+}
+
+func (m *memJournal) AddUndo(_ context.Context, id int64, u UndoRecord) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if id < 1 || id > int64(len(m.rows)) {
+		return fmt.Errorf("journal add undo %d: %w", id, ErrNotFound)
+	}
+	u.ID, u.UndoneNs = int64(len(m.undos)+1), 0
+	m.undos = append(m.undos, memUndo{entry: id, UndoRecord: u})
+	return nil
+}
+
+func (m *memJournal) Undos(_ context.Context, id int64) ([]UndoRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := []UndoRecord{}
+	for _, u := range m.undos {
+		if u.entry == id {
+			out = append(out, u.UndoRecord)
+		}
+	}
+	return out, nil
+}
+
+func (m *memJournal) LastUndoable(_ context.Context, session, principal string) (int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var last int64
+	for _, u := range m.undos {
+		r := m.rows[u.entry-1]
+		if u.UndoneNs == 0 && r.Session == session && r.Principal == principal {
+			last = max(last, u.entry)
+		}
+	}
+	return last, nil
+}
+
+func (m *memJournal) MarkUndone(_ context.Context, ids []int64, ns int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, id := range ids {
+		if id >= 1 && id <= int64(len(m.undos)) {
+			m.undos[id-1].UndoneNs = ns
+		}
+	}
+	return nil
+}

@@ -19,12 +19,12 @@ import (
 // own, both oldest first as a table {id, ts, principal, src, ok, status, effects}. `plan SRC`
 // and `explain SRC` derive SRC's effects and the policy's verdict (plan stores a plan, like
 // exec mode plan); `apply PLAN` runs a stored plan of this principal and session through the
-// approved path; undo has no records to work from (see undoPort).
+// approved path; undo reverses recorded file changes (see undo.go).
 func (ss *session) journalPort(ctx context.Context, head string, args []string) (value.Value, error) {
 	s := ss.srv
 	switch head {
 	case "undo":
-		return nil, undoPort()
+		return ss.undoPort(ctx, args)
 	case "apply":
 		return ss.applyPort(ctx, args)
 	case "plan", "explain":
@@ -83,14 +83,6 @@ func (ss *session) journalPort(ctx context.Context, head string, args []string) 
 		out = []*value.Record{}
 	}
 	return &value.Table{Rows: out}, nil
-}
-
-// undoPort is undo's honest answer: the kernel writes no undo records (the journal's undo
-// table stays empty), so nothing can be reversed from the journal. rm's trash entries are in
-// its own result.
-func undoPort() error {
-	return diag.New(diag.NotFound, "undo: this kernel records no undo information, so nothing can be undone from the journal").
-		WithHint("rm moves files to the session trash: its result lists where each one went")
 }
 
 var planKeys = []string{"id", "effects", "reversible", "spawns", "verdict", "fingerprint", "approval_pending"}

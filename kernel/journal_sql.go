@@ -144,4 +144,39 @@ func (s *sqlJournal) NextSeq(ctx context.Context, channel string) (uint64, error
 	return uint64(n), err
 }
 
+func (s *sqlJournal) Row(ctx context.Context, id int64) (*JournalRow, error) {
+	e, err := s.j.Get(ctx, id)
+	if errors.Is(err, journal.ErrNotFound) {
+		return nil, fmt.Errorf("journal row %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &JournalRow{ID: e.ID, Kind: e.Kind, Session: e.Session, Principal: e.Principal, Ts: e.TS, Src: e.Src}, nil
+}
+
+func (s *sqlJournal) AddUndo(ctx context.Context, id int64, u UndoRecord) error {
+	return s.j.AddUndo(ctx, id, journal.Undo{Op: u.Op, Inverse: u.Inverse})
+}
+
+func (s *sqlJournal) Undos(ctx context.Context, id int64) ([]UndoRecord, error) {
+	us, err := s.j.Undos(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]UndoRecord, len(us))
+	for i, u := range us {
+		out[i] = UndoRecord{ID: u.ID, Op: u.Op, Inverse: u.Inverse, UndoneNs: u.UndoneNs}
+	}
+	return out, nil
+}
+
+func (s *sqlJournal) LastUndoable(ctx context.Context, session, principal string) (int64, error) {
+	return s.j.LastUndoable(ctx, session, principal)
+}
+
+func (s *sqlJournal) MarkUndone(ctx context.Context, ids []int64, ns int64) error {
+	return s.j.MarkUndone(ctx, ids, ns)
+}
+
 func (s *sqlJournal) Close() error { return s.j.Close() }

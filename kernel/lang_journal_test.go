@@ -114,7 +114,7 @@ func TestLanguagePlanApplyExplainUndo(t *testing.T) {
 	if d := wantLangErr(`apply `+value.Display(fail), diag.Custom); !strings.Contains(d.Msg, "no such file") {
 		t.Errorf("failing apply = %v", d)
 	}
-	if d := wantLangErr(`undo`, diag.NotFound); !strings.Contains(d.Msg, "records no undo") {
+	if d := wantLangErr(`undo`, diag.NotFound); !strings.Contains(d.Msg, "nothing to undo") {
 		t.Errorf("undo = %v", d)
 	}
 }

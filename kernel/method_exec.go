@@ -186,7 +186,7 @@ func (s *Server) execOnce(ctx context.Context, cs *connState, a *attachment, src
 	if err != nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "journal: %v", err)
 	}
-	runCtx, spawns := withSpawnRecorder(ctx)
+	runCtx, spawns := withSpawnRecorder(withUndo(ctx, id))
 	v, runErr := ss.ev.Run(runCtx, prog, pos)
 	ss.snapshot()
 	dur := s.opts.now().Sub(start)

@@ -96,6 +96,7 @@ func (s *Server) session(key sessKey) (*session, error) {
 			Content:  s.content,
 			Journal:  ss.journalPort,
 			Emit:     ss.emitUser,
+			OnChange: ss.onChange,
 		},
 	})
 	s.sessions[key] = ss

@@ -70,6 +70,11 @@ type Host struct {
 	// fs.ErrNotExist is not_found; any other error is permission. nil
 	// means there is no secret store (every name is not_found).
 	Secret func(ctx context.Context, name string) ([]byte, error)
+	// OnChange is told of each reversible file change the evaluator makes (rm's move to
+	// the trash, mv, a file written whole by `>`, save or cp) after it happened, so a
+	// journaling host can record how to undo it. nil means nobody records, and no prior
+	// content is read.
+	OnChange func(ctx context.Context, c Change)
 	// Emit is called after language code emits v on a user.* channel
 	// (channel(name).emit(v), stream.into(channel)), so a host can carry
 	// it to its own event bus. Other channels stay session-local. Events

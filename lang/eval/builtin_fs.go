@@ -89,8 +89,11 @@ func (t *thread) redirectBuiltin(v value.Value, opts *cmdOpts) (value.Value, err
 			continue
 		}
 		flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		var pr *prior
 		if r.op == ">>" {
 			flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		} else {
+			pr = t.before(r.path)
 		}
 		f, err := os.OpenFile(r.path, flag, 0o644)
 		if err != nil {
@@ -107,6 +110,7 @@ func (t *thread) redirectBuiltin(v value.Value, opts *cmdOpts) (value.Value, err
 		if werr != nil {
 			return nil, diag.New(diag.Custom, "redirect %s %s: %v", r.op, r.path, werr)
 		}
+		t.wrote(pr)
 		wrote = true
 	}
 	if wrote {
@@ -340,16 +344,26 @@ func (t *thread) builtinFS(head string, b *bargs) (value.Value, error) {
 				return nil, fsErr(head, unwrapPathErr(err))
 			}
 			if head == "mv" {
+				_, lerr := os.Lstat(target)
 				if err := os.Rename(s, target); err != nil {
 					return nil, fsErr("mv", unwrapPathErr(err))
+				}
+				if os.IsNotExist(lerr) {
+					// A move over an existing file is not recorded: what it replaced is gone.
+					t.changed(Change{Op: ChangeMove, Path: s, To: target})
 				}
 			} else {
 				if sfi.IsDir() && !b.has("r", "recursive", "R") {
 					return nil, diag.New(diag.ArgError, "cp: %s is a directory (use -r)", filepath.Base(s))
 				}
+				var pr *prior
+				if !sfi.IsDir() {
+					pr = t.before(target)
+				}
 				if err := copyTree(s, target); err != nil {
 					return nil, fsErr("cp", unwrapPathErr(err))
 				}
+				t.wrote(pr)
 			}
 			out = append(out, target)
 		}
@@ -391,6 +405,7 @@ func (t *thread) builtinFS(head string, b *bargs) (value.Value, error) {
 			if err != nil {
 				return nil, fsErr("rm", err)
 			}
+			t.changed(Change{Op: ChangeTrash, Path: p, To: tp})
 			rows = append(rows, value.NewRecord([]string{"path", "trash"}, []value.Value{value.Path{P: p}, value.Path{P: tp}}))
 		}
 		return &value.List{Items: rows}, nil

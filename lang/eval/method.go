@@ -190,8 +190,11 @@ func (t *thread) saveValue(v value.Value, appendMode bool, pos []value.Value, na
 		return nil, err
 	}
 	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	var pr *prior
 	if appendMode {
 		flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	} else {
+		pr = t.before(p)
 	}
 	f, err := os.OpenFile(p, flag, 0o644)
 	if err != nil {
@@ -202,6 +205,7 @@ func (t *thread) saveValue(v value.Value, appendMode bool, pos []value.Value, na
 	if werr != nil || cerr != nil {
 		return nil, diag.New(diag.Custom, "%s %s: write failed", verb, p)
 	}
+	t.wrote(pr)
 	return v, nil
 }
 

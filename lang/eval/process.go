@@ -108,9 +108,13 @@ func (t *thread) runProc(spec *procSpec) (*value.Outcome, error) {
 	cmd.WaitDelay = 2 * time.Second
 
 	var files []*os.File
+	var written []*prior // files `>` truncated: reported once the process has run (or failed to)
 	defer func() {
 		for _, f := range files {
 			f.Close()
+		}
+		for _, pr := range written {
+			t.wrote(pr)
 		}
 	}()
 	if spec.hasIn {
@@ -127,6 +131,9 @@ func (t *thread) runProc(spec *procSpec) (*value.Outcome, error) {
 			f, err = os.Open(r.path)
 			cmd.Stdin = f
 		case ">":
+			if pr := t.before(r.path); pr != nil {
+				written = append(written, pr)
+			}
 			f, err = os.OpenFile(r.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 			cmd.Stdout = f
 		case ">>":
