@@ -33,9 +33,16 @@ func withUndo(ctx context.Context, id int64) context.Context {
 	return context.WithValue(ctx, undoKey{}, id)
 }
 
+// The inverse kinds of AGENT-SURFACE §7, which are also the undo table's op.
+const (
+	invTrashMove    = "TrashMove"    // move Trash back to Path (rm)
+	invMoveBack     = "MoveBack"     // move To back to From (mv)
+	invRestoreBytes = "RestoreBytes" // put Prior back into Path, or remove it when Created
+)
+
 // inverse is the stored JSON of one undo record.
 type inverse struct {
-	Kind        string     `json:"kind"`              // "trash", "move" or "write"
+	Kind        string     `json:"kind"`              // invTrashMove, invMoveBack or invRestoreBytes
 	Path        string     `json:"path"`              // trash, write: the file to put back or restore
 	Trash       string     `json:"trash,omitempty"`   // trash: where rm put it
 	From        string     `json:"from,omitempty"`    // move: where it was
@@ -105,17 +112,17 @@ func (ss *session) onChange(ctx context.Context, c eval.Change) {
 		}
 		return filepath.Join(ss.ev.Cwd(), p)
 	}
-	inv := inverse{Kind: c.Op}
+	var inv inverse
 	var left string // what the change left behind, to fingerprint
 	switch c.Op {
 	case eval.ChangeTrash:
-		inv.Path, inv.Trash = abs(c.Path), abs(c.To)
+		inv.Kind, inv.Path, inv.Trash = invTrashMove, abs(c.Path), abs(c.To)
 		left = inv.Trash
 	case eval.ChangeMove:
-		inv.From, inv.To = abs(c.Path), abs(c.To)
+		inv.Kind, inv.From, inv.To = invMoveBack, abs(c.Path), abs(c.To)
 		inv.Path, left = inv.From, inv.To
 	case eval.ChangeWrite:
-		inv.Path, inv.Created = abs(c.Path), c.Created
+		inv.Kind, inv.Path, inv.Created = invRestoreBytes, abs(c.Path), c.Created
 		left = inv.Path
 		if !c.Created {
 			o, err := ss.srv.journal.PutOutput(ctx, "value", c.Prior)
@@ -134,7 +141,7 @@ func (ss *session) onChange(ctx context.Context, c eval.Change) {
 	}
 	inv.Fingerprint = fp
 	data, _ := json.Marshal(inv)
-	if err := ss.srv.journal.AddUndo(context.WithoutCancel(ctx), id, UndoRecord{Op: c.Op, Inverse: data}); err != nil {
+	if err := ss.srv.journal.AddUndo(context.WithoutCancel(ctx), id, UndoRecord{Op: inv.Kind, Inverse: data}); err != nil {
 		ss.srv.log.Warn("kernel: undo: record", "entry", id, "error", err)
 	}
 }
@@ -224,9 +231,9 @@ func (ss *session) undoAllowed(inv inverse) error {
 	}
 	paths := []string{inv.Path}
 	switch inv.Kind {
-	case eval.ChangeTrash:
+	case invTrashMove:
 		paths = append(paths, inv.Trash)
-	case eval.ChangeMove:
+	case invMoveBack:
 		paths = append(paths, inv.To)
 	}
 	for i, p := range paths {
@@ -247,12 +254,16 @@ func stale(path, why string) error {
 // checkUndo verifies that an inverse still applies: what the change left is still there and
 // unchanged, and where it goes back to is free.
 func checkUndo(inv inverse) error {
-	left, back := inv.Trash, inv.Path
+	var left, back string
 	switch inv.Kind {
-	case eval.ChangeMove:
+	case invTrashMove:
+		left, back = inv.Trash, inv.Path
+	case invMoveBack:
 		left, back = inv.To, inv.From
-	case eval.ChangeWrite:
-		left, back = inv.Path, ""
+	case invRestoreBytes:
+		left = inv.Path
+	default:
+		return diag.New(diag.Custom, "undo: unknown inverse kind %q", inv.Kind)
 	}
 	fp, err := fileStateOf(left)
 	if err != nil {
@@ -276,15 +287,15 @@ func checkUndo(inv inverse) error {
 func (ss *session) applyUndo(ctx context.Context, inv inverse) error {
 	fail := func(err error) error { return diag.New(diag.IOError, "undo: %v", err) }
 	switch inv.Kind {
-	case eval.ChangeTrash:
+	case invTrashMove:
 		if err := os.Rename(inv.Trash, inv.Path); err != nil {
 			return fail(err)
 		}
-	case eval.ChangeMove:
+	case invMoveBack:
 		if err := os.Rename(inv.To, inv.From); err != nil {
 			return fail(err)
 		}
-	case eval.ChangeWrite:
+	case invRestoreBytes:
 		if inv.Created {
 			if err := os.Remove(inv.Path); err != nil {
 				return fail(err)

@@ -55,11 +55,13 @@ func TestUndoWalksBack(t *testing.T) {
 		}
 		// 1: the saves (d.txt was created, so undo removes it).
 		v := run(`(undo).out`)
-		if !strings.Contains(value.Display(v), "d.txt") || exists(d) || exists(filepath.Join(dir, "a2.txt")) {
+		if !strings.Contains(value.Display(v), "d.txt") || !strings.Contains(value.Display(v), "RestoreBytes") || exists(d) || exists(filepath.Join(dir, "a2.txt")) {
 			t.Fatalf("journaled=%v: undo of the saves = %s; d exists %v", journaled, value.Display(v), exists(d))
 		}
 		// 2: the mv.
-		run(`undo`)
+		if v := run(`(undo).out.undone[0].op`); value.Display(v) != "MoveBack" {
+			t.Fatalf("undo of mv reported op %s", value.Display(v))
+		}
 		if !exists(b) || exists(c) || readFile(t, b) != "bee" {
 			t.Fatalf("journaled=%v: mv not undone", journaled)
 		}
