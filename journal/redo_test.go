@@ -11,8 +11,8 @@ import (
 	"github.com/shoal-sh/shoal/journal/cas"
 )
 
-// writeRedo appends framed records to the redo log of the (closed) journal at path.
-func writeRedo(t *testing.T, path string, recs ...*redoRecord) []byte {
+// encodeAll frames recs one after another, as the log holds them.
+func encodeAll(t *testing.T, recs ...*redoRecord) []byte {
 	t.Helper()
 	var all []byte
 	for _, r := range recs {
@@ -22,6 +22,13 @@ func writeRedo(t *testing.T, path string, recs ...*redoRecord) []byte {
 		}
 		all = append(all, b...)
 	}
+	return all
+}
+
+// writeRedo appends framed records to the redo log of the (closed) journal at path.
+func writeRedo(t *testing.T, path string, recs ...*redoRecord) []byte {
+	t.Helper()
+	all := encodeAll(t, recs...)
 	f, err := os.OpenFile(path+redoSuffix, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)
@@ -174,14 +181,7 @@ func TestRedoCodecRoundTrip(t *testing.T) {
 			Events: []redoEvent{{Channel: ChannelJournal, Seq: 4, EntryID: 7, TS: 1, Payload: json.RawMessage(`{"x":[1]}`)}, {Channel: ChannelTranscript, Payload: json.RawMessage(`1`)}}},
 		{LSN: 3, Events: []redoEvent{{Channel: ChannelJournal, Seq: 5, Payload: json.RawMessage(`null`)}}},
 	}
-	var all []byte
-	for _, r := range recs {
-		b, err := encodeRecord(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, b...)
-	}
+	all := encodeAll(t, recs...)
 	got := decodeRecords(all)
 	want, _ := json.Marshal(recs)
 	if have, _ := json.Marshal(got); string(have) != string(want) {
