@@ -117,3 +117,27 @@ func TestUndoRestoresOverwrittenContent(t *testing.T) {
 		t.Fatalf("undo of an unknown entry: %v", err)
 	}
 }
+
+// Undo records live in the journal: an exec survives a kernel restart and is undone by the
+// next kernel (the trash outlives the kernel process).
+func TestUndoAcrossRestart(t *testing.T) {
+	t.Parallel()
+	dir, state := t.TempDir(), t.TempDir()
+	f := filepath.Join(dir, "keep.txt")
+	os.WriteFile(f, []byte("precious"), 0o600)
+	k := newKernel(t, &kerneltest.Options{Cwd: dir, Kernel: &kernel.Options{StateDir: state}})
+	if _, err := k.Run(`rm keep.txt`); err != nil {
+		t.Fatal(err)
+	}
+	k.Close()
+	if exists(f) {
+		t.Fatal("rm did not remove the file")
+	}
+	k2 := newKernel(t, &kerneltest.Options{Cwd: dir, Kernel: &kernel.Options{StateDir: state}})
+	if _, err := k2.Run(`undo`); err != nil {
+		t.Fatal(err)
+	}
+	if readFile(t, f) != "precious" {
+		t.Fatalf("after undo in a new kernel: %q", readFile(t, f))
+	}
+}
