@@ -175,5 +175,9 @@ func (t *thread) langBlock(sc *scope, n *syntax.LangBlock, stdin []byte, stmtPos
 	if !ok {
 		return nil, diag.New(diag.NotFound, "%s: command not found", n.Tool)
 	}
-	return t.runProc(&procSpec{path: path, argv: argv, stdin: stdin, hasIn: stdin != nil, stmtPos: stmtPos})
+	var env []string
+	if pinned != "" {
+		env = t.withReefPath(nil)
+	}
+	return t.runProc(&procSpec{path: path, argv: argv, env: env, stdin: stdin, hasIn: stdin != nil, stmtPos: stmtPos})
 }

@@ -75,10 +75,30 @@ func (t *thread) external(head string, args []cmdArg, opts *cmdOpts) (value.Valu
 	if err != nil {
 		return nil, err
 	}
+	env := opts.env
+	if pinned != "" {
+		env = t.withReefPath(env)
+	}
 	return t.runProc(&procSpec{
-		path: path, argv: append([]string{head}, argv...), env: opts.env,
+		path: path, argv: append([]string{head}, argv...), env: env,
 		stdin: opts.stdin, hasIn: opts.hasIn, redirs: opts.redirs, stmtPos: opts.stmtPos, terminal: opts.terminal,
 	})
+}
+
+// withReefPath adds the Reef view to the PATH of a pinned tool's spawn (see reefPath): extra
+// entries are applied after the session environment, so the last PATH wins.
+func (t *thread) withReefPath(extra []string) []string {
+	base := ""
+	for _, kv := range append(t.e.Environ(), extra...) {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			base = v
+		}
+	}
+	p := t.e.reefPath(base)
+	if p == "" {
+		return extra
+	}
+	return append(append([]string(nil), extra...), "PATH="+p)
 }
 
 // sc returns the scope for did-you-mean hints.

@@ -17,11 +17,12 @@ import (
 
 // reefManifest is one scope with a non-empty [tools] table (§16).
 type reefManifest struct {
-	dir     string
-	file    string
-	kind    string // "reef", "mise", "tool-versions", "with"
-	tools   map[string]string
-	runners map[string][]string // extension → tool and its leading args
+	dir      string
+	file     string
+	kind     string // "reef", "mise", "tool-versions", "with"
+	tools    map[string]string
+	runners  map[string][]string // extension → tool and its leading args
+	hermetic bool                // .reef.toml [options] hermetic: the view is the child's whole PATH
 }
 
 var manifestFiles = []struct{ name, kind string }{
@@ -59,6 +60,9 @@ func readManifest(dir, name, kind string) (reefManifest, bool) {
 		default:
 			m.tools[k] = fmt.Sprint(c)
 		}
+	}
+	if opts, ok := doc["options"].(map[string]any); ok && kind == "reef" {
+		m.hermetic, _ = opts["hermetic"].(bool)
 	}
 	runners, _ := doc["runners"].(map[string]any)
 	for ext, v := range runners {
