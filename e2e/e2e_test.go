@@ -18,6 +18,9 @@ func shoalMain() {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(floorEnv) != "" {
+		os.Exit(floorServer(os.Stdin, os.Stdout))
+	}
 	testscript.Main(mainM{m}, map[string]func(){
 		"shoal":        shoalMain,
 		"shoal-kernel": shoalMain,
