@@ -173,6 +173,11 @@ func (j *Journal) writer() {
 			time.Sleep(retryAfter)
 			continue
 		}
+		if lsn > 0 && whole == nil {
+			// Before anyone waiting is answered: a settled read must not find the position
+			// behind what it waited for.
+			j.appliedLSN.Store(lsn)
+		}
 		for i, op := range batch {
 			if op.done != nil {
 				op.done <- errs[i]
