@@ -3,6 +3,7 @@ package kernel_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	execpkg "os/exec"
 	"path/filepath"
@@ -144,24 +145,11 @@ func TestIdleRSS(t *testing.T) {
 		t.Skip("RSS is meaningless under -race; slow in -short")
 	}
 	t.Parallel()
-	dir := t.TempDir()
-	sock := filepath.Join(dir, "k.sock")
-	cmd := execpkg.Command(os.Args[0], "-test.run=^TestHelperKernel$")
-	cmd.Env = append(os.Environ(), helperSocketEnv+"="+sock)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	sock, pid := childKernel(t)
 	ctx := context.Background()
-	var c *client.Client
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		var err error
-		if c, err = client.Dial(ctx, sock, nil); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
+	c, err := client.Dial(ctx, sock, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
 	defer c.Close()
 	if _, err := c.Attach(ctx, proto.SessionAttachParams{}); err != nil {
@@ -171,18 +159,49 @@ func TestIdleRSS(t *testing.T) {
 	if _, err := c.Exec(ctx, proto.ExecParams{Src: &src}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
-	if err != nil {
-		t.Skip("no /proc")
-	}
-	var rss int
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			rss, _ = strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-		}
-	}
+	rss := procStatusKiB(t, pid, "VmRSS")
 	t.Logf("idle kernel RSS %d KiB (includes the test binary)", rss)
 	if rss > 30<<10 {
 		t.Errorf("idle kernel RSS %d KiB, want < 30 MiB", rss)
 	}
+}
+
+// childKernel starts a kernel in a child process (TestHelperKernel) with its own state
+// directory, waits until it listens, and kills it when the test ends.
+func childKernel(t *testing.T) (sock string, pid int) {
+	t.Helper()
+	sock = filepath.Join(t.TempDir(), "k.sock")
+	cmd := execpkg.Command(os.Args[0], "-test.run=^TestHelperKernel$")
+	cmd.Env = append(os.Environ(), helperSocketEnv+"="+sock)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		c, err := net.Dial("unix", sock)
+		if err == nil {
+			c.Close()
+			return sock, cmd.Process.Pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("child kernel never listened: %v", err)
+		}
+	}
+}
+
+// procStatusKiB reads a "Name: N kB" field of /proc/PID/status.
+func procStatusKiB(t *testing.T, pid int, name string) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, name+":"); ok {
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			return n
+		}
+	}
+	t.Fatalf("no %s in /proc/%d/status", name, pid)
+	return 0
 }
