@@ -57,17 +57,24 @@ func floorServer(in io.Reader, out io.Writer) int {
 	}
 }
 
-// BenchmarkMCPClientFloor: the go-sdk client's tools/call against the canned server, the
-// floor under BenchmarkMCPExecArith measured the same way (run them together to compare).
-func BenchmarkMCPClientFloor(b *testing.B) {
+// floorClient connects the go-sdk client to the canned server (this binary, see TestMain).
+func floorClient(tb testing.TB) *mcp.ClientSession {
+	tb.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), floorEnv+"=1")
 	c := mcp.NewClient(&mcp.Implementation{Name: "floor", Version: "1"}, nil)
-	cs, err := c.Connect(b.Context(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	cs, err := c.Connect(tb.Context(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	defer cs.Close()
+	tb.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// BenchmarkMCPClientFloor: the go-sdk client's tools/call against the canned server, the
+// floor under BenchmarkMCPExecArith measured the same way (run them together to compare).
+func BenchmarkMCPClientFloor(b *testing.B) {
+	cs := floorClient(b)
 	args := map[string]any{"src": "1 + 2"}
 	callTool(b, cs, "shoal_exec", args)
 	samples := make([]time.Duration, 0, b.N)
@@ -85,15 +92,7 @@ func BenchmarkMCPClientFloor(b *testing.B) {
 
 // The canned server answers as the benchmark expects (so the floor measures a real exchange).
 func TestMCPClientFloorAnswers(t *testing.T) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), floorEnv+"=1")
-	c := mcp.NewClient(&mcp.Implementation{Name: "floor", Version: "1"}, nil)
-	cs, err := c.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	res := callTool(t, cs, "shoal_exec", map[string]any{"src": "1 + 2"})
+	res := callTool(t, floorClient(t), "shoal_exec", map[string]any{"src": "1 + 2"})
 	if res.IsError || len(res.Content) != 2 || structured(t, res)["ref"] != "out:1" {
 		t.Fatalf("floor result %+v", res)
 	}
