@@ -18,28 +18,13 @@ func BenchmarkBeginFinish(b *testing.B) {
 	out := Output{Kind: OutputValue, Hash: cas.Sum([]byte("42")), Len: 2}
 	start := ExecStart{Session: "s", Principal: "uid:0", Src: "echo hi", AST: json.RawMessage(`{"t":"cmd"}`),
 		Cwd: []byte("/tmp"), Effects: json.RawMessage(`[{"kind":"proc_spawn","argv0":"echo"}]`)}
-	const goroutines = 4
-	b.ResetTimer()
-	t0 := time.Now()
-	var wg sync.WaitGroup
-	per := b.N/goroutines + 1
-	for range goroutines {
-		wg.Go(func() {
-			for range per {
-				id, err := j.Begin(ctx, start)
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				if err := j.Finish(ctx, id, ExecFinish{OK: true, Status: new(int), DurNs: 1, Outputs: []Output{out}}); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	b.ReportMetric(float64(per*goroutines)/time.Since(t0).Seconds(), "pairs/s")
+	inParallel(b, "pairs/s", func() error {
+		id, err := j.Begin(ctx, start)
+		if err != nil {
+			return err
+		}
+		return j.Finish(ctx, id, ExecFinish{OK: true, Status: new(int), DurNs: 1, Outputs: []Output{out}})
+	})
 }
 
 // BenchmarkAppendEvent measures durable event appends from one goroutine.
@@ -64,6 +49,23 @@ func BenchmarkBeginQueueFinish(b *testing.B) {
 	start := ExecStart{Session: "s", Principal: "uid:0", Src: "1 + 2", AST: json.RawMessage(`{"t":"bin"}`), Cwd: []byte("/tmp")}
 	jp := json.RawMessage(`{"entry_id":1,"head":"1","ok":true,"principal":"uid:0"}`)
 	tp := json.RawMessage(`{"n":1,"ref":"out:1","summary":{"type":"int"}}`)
+	inParallel(b, "execs/s", func() error {
+		id, err := j.Begin(ctx, start)
+		if err != nil {
+			return err
+		}
+		p, err := j.QueueFinish(ctx, id, &ExecFinish{OK: true, Status: new(int), DurNs: 1, Outputs: outs},
+			[]EventAppend{{Channel: ChannelJournal, EntryID: id, Payload: jp}, {Channel: ChannelTranscript, EntryID: id, Payload: tp}})
+		if err == nil {
+			_, err = p.Wait()
+		}
+		return err
+	})
+}
+
+// inParallel runs b.N calls of one from 4 goroutines (the kernel's write pattern) and reports
+// their rate as unit.
+func inParallel(b *testing.B, unit string, one func() error) {
 	const goroutines = 4
 	b.ResetTimer()
 	t0 := time.Now()
@@ -72,17 +74,7 @@ func BenchmarkBeginQueueFinish(b *testing.B) {
 	for range goroutines {
 		wg.Go(func() {
 			for range per {
-				id, err := j.Begin(ctx, start)
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				p, err := j.QueueFinish(ctx, id, &ExecFinish{OK: true, Status: new(int), DurNs: 1, Outputs: outs},
-					[]EventAppend{{Channel: ChannelJournal, EntryID: id, Payload: jp}, {Channel: ChannelTranscript, EntryID: id, Payload: tp}})
-				if err == nil {
-					_, err = p.Wait()
-				}
-				if err != nil {
+				if err := one(); err != nil {
 					b.Error(err)
 					return
 				}
@@ -90,5 +82,5 @@ func BenchmarkBeginQueueFinish(b *testing.B) {
 		})
 	}
 	wg.Wait()
-	b.ReportMetric(float64(per*goroutines)/time.Since(t0).Seconds(), "execs/s")
+	b.ReportMetric(float64(per*goroutines)/time.Since(t0).Seconds(), unit)
 }
