@@ -17,32 +17,8 @@ import (
 // when a node or field is renamed or removed; additions keep it.
 const ASTVersion = 2
 
-// MarshalProgram encodes p as the documented AST JSON: every node is an
-// object with a "type" discriminator, its fields in snake_case and a
-// "span" {"start","end"}; the program adds "ast_version" and "src".
-func MarshalProgram(p *Program) ([]byte, error) {
-	if p == nil {
-		return nil, fmt.Errorf("marshal program: nil program")
-	}
-	var b bytes.Buffer
-	b.WriteString(`{"type":"Program","ast_version":`)
-	b.WriteString(strconv.Itoa(ASTVersion))
-	b.WriteString(`,"span":`)
-	writeSpan(&b, p.S)
-	b.WriteString(`,"src":`)
-	writeJSONString(&b, p.Src)
-	b.WriteString(`,"stmts":[`)
-	for i, s := range p.Stmts {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		if err := marshalValue(&b, reflect.ValueOf(s)); err != nil {
-			return nil, err
-		}
-	}
-	b.WriteString("]}")
-	return b.Bytes(), nil
-}
+// The encoder, MarshalProgram, is in json_encode.go; the decoder below
+// shares its naming rules (nodeTypeName, fieldKey).
 
 // nodeTypeName is the JSON discriminator of a node type: the Go type name
 // with a "Stmt" suffix dropped (ExprStmt keeps it, as "Expr" is taken by
@@ -224,104 +200,6 @@ func snake(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-func writeSpan(b *bytes.Buffer, s diag.Span) {
-	fmt.Fprintf(b, `{"start":%d,"end":%d}`, s.Start, s.End)
-}
-
-func writeJSONString(b *bytes.Buffer, s string) {
-	data, _ := json.Marshal(s) // a string always marshals
-	b.Write(data)
-}
-
-// marshalValue writes v (a node pointer, a slice, a StrPart or a scalar).
-func marshalValue(b *bytes.Buffer, v reflect.Value) error {
-	switch v.Kind() {
-	case reflect.Interface:
-		if v.IsNil() {
-			b.WriteString("null")
-			return nil
-		}
-		return marshalValue(b, v.Elem())
-	case reflect.Pointer:
-		if v.IsNil() {
-			b.WriteString("null")
-			return nil
-		}
-		return marshalStruct(b, v.Elem(), true)
-	case reflect.Struct:
-		return marshalStruct(b, v, false)
-	case reflect.Slice:
-		b.WriteByte('[')
-		for i := 0; i < v.Len(); i++ {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if err := marshalValue(b, v.Index(i)); err != nil {
-				return err
-			}
-		}
-		b.WriteByte(']')
-		return nil
-	case reflect.String:
-		writeJSONString(b, v.String())
-	case reflect.Bool:
-		b.WriteString(strconv.FormatBool(v.Bool()))
-	case reflect.Int, reflect.Int64:
-		b.WriteString(strconv.FormatInt(v.Int(), 10))
-	case reflect.Uint64:
-		b.WriteString(strconv.FormatUint(v.Uint(), 10))
-	case reflect.Float64:
-		// JSON has no infinities; 1e999 overflows to +Inf at parse time.
-		f := v.Float()
-		switch {
-		case math.IsInf(f, 1):
-			b.WriteString(`"inf"`)
-		case math.IsInf(f, -1):
-			b.WriteString(`"-inf"`)
-		case math.IsNaN(f):
-			b.WriteString(`"nan"`)
-		default:
-			b.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
-		}
-	default:
-		return fmt.Errorf("marshal program: unsupported %s", v.Type())
-	}
-	return nil
-}
-
-func marshalStruct(b *bytes.Buffer, v reflect.Value, node bool) error {
-	t := v.Type()
-	b.WriteByte('{')
-	first := true
-	sep := func() {
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-	}
-	if node {
-		sep()
-		b.WriteString(`"type":`)
-		writeJSONString(b, nodeTypeName(t))
-	}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		sep()
-		if isPos(f.Type) {
-			b.WriteString(`"span":`)
-			writeSpan(b, v.Field(i).Interface().(Pos).S)
-			continue
-		}
-		writeJSONString(b, fieldKey(t, f.Name))
-		b.WriteByte(':')
-		if err := marshalValue(b, v.Field(i)); err != nil {
-			return err
-		}
-	}
-	b.WriteByte('}')
-	return nil
 }
 
 // UnmarshalProgram decodes the JSON written by [MarshalProgram]. Malformed

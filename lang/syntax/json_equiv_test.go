@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/shoal-sh/shoal/lang/diag"
@@ -177,9 +178,52 @@ func TestMarshalMatchesReferenceBuiltASTs(t *testing.T) {
 	if _, err := MarshalProgram(cases["unsupported"]); err == nil {
 		t.Error("unsupported field kind marshalled without an error")
 	}
+	// The reference panics on a nil top-level statement (reflect.ValueOf
+	// of a nil interface); the parser never produces one, and the fast
+	// encoder writes null as it does for every other nil interface.
+	got, err := MarshalProgram(&Program{Stmts: []Stmt{nil, &BreakStmt{}}})
+	want := `{"type":"Program","ast_version":2,"span":{"start":0,"end":0},"src":"","stmts":[null,{"type":"Break","span":{"start":0,"end":0}}]}`
+	if err != nil || string(got) != want {
+		t.Errorf("nil statement: got %s, %v; want %s", got, err, want)
+	}
 	if _, err := MarshalProgram(nil); err == nil {
 		t.Error("nil program marshalled without an error")
 	}
+}
+
+// chainStmt refers to its own type through a pointer and a slice, so its
+// plan is built through a cycle.
+type chainStmt struct {
+	Pos
+	Name string
+	Next *chainStmt
+	Alts []*chainStmt
+}
+
+func (*chainStmt) stmtNode() {}
+
+// TestMarshalConcurrent marshals from many goroutines while the plan of a
+// new, self-referential type is first built (run with -race).
+func TestMarshalConcurrent(t *testing.T) {
+	t.Parallel()
+	big, err := Parse(largeBenchProgram, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain := &Program{Stmts: []Stmt{&chainStmt{Name: "a", Next: &chainStmt{Name: "b", Alts: []*chainStmt{{Name: "c"}, nil}}}}}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() { // t.Fatal is for the test goroutine only: Errorf here
+			for _, p := range []*Program{chain, big} {
+				got, err := MarshalProgram(p)
+				want, _ := refMarshalProgram(p)
+				if err != nil || !bytes.Equal(got, want) {
+					t.Errorf("concurrent marshal differs (%v)\n got: %.200s\nwant: %.200s", err, got, want)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // TestMarshalResultNotShared checks that a returned slice is not reused by
@@ -248,7 +292,13 @@ echo hi > out.txt; cat *.go && echo done
 
 // BenchmarkMarshalProgram measures the AST encoder alone (parsing is done
 // before the timer) on a few small programs and one large one.
-func BenchmarkMarshalProgram(b *testing.B) {
+func BenchmarkMarshalProgram(b *testing.B) { benchMarshal(b, MarshalProgram) }
+
+// BenchmarkMarshalProgramRef runs the same programs through the original
+// reflective encoder, for a same-binary comparison on a noisy machine.
+func BenchmarkMarshalProgramRef(b *testing.B) { benchMarshal(b, refMarshalProgram) }
+
+func benchMarshal(b *testing.B, marshal func(*Program) ([]byte, error)) {
 	for _, bc := range []struct{ name, src string }{
 		{"add", "1 + 2"},
 		// Shoal has no | operator: the brief's `ls -la | where size > 1kb`
@@ -265,7 +315,7 @@ func BenchmarkMarshalProgram(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := MarshalProgram(prog); err != nil {
+				if _, err := marshal(prog); err != nil {
 					b.Fatal(err)
 				}
 			}
