@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Standard JSON-RPC 2.0 error codes. Shoal's application codes (-32000 to -32099) are defined
@@ -86,26 +87,6 @@ type message struct {
 	resp *Response // set for responses
 }
 
-// envelope holds the members a frame may carry, all raw so that absent (nil) and null
-// ("null") stay distinguishable and nothing is reinterpreted.
-type envelope struct {
-	JSONRPC, ID, Method, Params, Result, Error json.RawMessage
-}
-
-// parseEnvelope picks the members by exact name. encoding/json's struct decoding matches
-// keys case-insensitively, which would accept "ID" or "Method"; JSON-RPC member names are
-// case-sensitive, so unknown spellings are ignored like any other unknown member.
-func parseEnvelope(line []byte) (envelope, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(line, &m); err != nil {
-		return envelope{}, err
-	}
-	return envelope{
-		JSONRPC: m["jsonrpc"], ID: m["id"], Method: m["method"],
-		Params: m["params"], Result: m["result"], Error: m["error"],
-	}, nil
-}
-
 // decodeError is a frame that must be answered with an error. id is the request id to echo,
 // nil meaning `null` (the id could not be trusted or was absent).
 type decodeError struct {
@@ -115,46 +96,90 @@ type decodeError struct {
 }
 
 // decode classifies one frame. It never panics on any input; the fuzz target checks that.
+//
+// line is the FrameReader's buffer, which the next read overwrites, so everything decode
+// returns is copied out of it: the raw id and params (or result) share one allocation, each
+// capped so that an append to one cannot run into the other.
 func decode(line []byte) (message, *decodeError) {
-	if !json.Valid(line) {
+	env, kind := scanEnvelope(line)
+	switch kind {
+	case scanInvalid:
 		detail := "invalid JSON"
 		var v any
 		if err := json.Unmarshal(line, &v); err != nil {
 			detail = err.Error()
 		}
 		return message{}, &decodeError{err: NewError(CodeParseError, "parse error", map[string]string{"detail": detail})}
-	}
-	trimmed := bytes.TrimLeft(line, " \t\r\n")
-	if len(trimmed) == 0 || trimmed[0] != '{' {
+	case scanNotObject:
 		// Batches are not part of Shoal's protocol; an array is answered, not silently dropped.
 		return message{}, &decodeError{err: Errorf(CodeInvalidRequest, "invalid request: frame is not a JSON object")}
 	}
-	env, err := parseEnvelope(line)
-	if err != nil {
-		return message{}, &decodeError{err: Errorf(CodeInvalidRequest, "invalid request: %v", err)}
+	if env.ID != nil && !validID(env.ID) {
+		return message{}, &decodeError{err: Errorf(CodeInvalidRequest, "invalid request: id must be a string, number or null")}
 	}
-	var id json.RawMessage
-	if env.ID != nil {
-		if !validID(env.ID) {
-			return message{}, &decodeError{err: Errorf(CodeInvalidRequest, "invalid request: id must be a string, number or null")}
-		}
-		id = env.ID
-	}
-	var version string
-	if env.JSONRPC == nil || json.Unmarshal(env.JSONRPC, &version) != nil || version != Version {
-		return message{}, &decodeError{id: id, err: Errorf(CodeInvalidRequest, "invalid JSON-RPC version")}
+	if !validVersion(env.JSONRPC) {
+		return message{}, &decodeError{id: clone(env.ID), err: Errorf(CodeInvalidRequest, "invalid JSON-RPC version")}
 	}
 	if env.Method == nil {
 		if env.Result == nil && env.Error == nil {
-			return message{}, &decodeError{id: id, err: Errorf(CodeInvalidRequest, "invalid request: missing method")}
+			return message{}, &decodeError{id: clone(env.ID), err: Errorf(CodeInvalidRequest, "invalid request: missing method")}
 		}
 		return decodeResponse(&env)
 	}
-	var method string
-	if json.Unmarshal(env.Method, &method) != nil {
-		return message{}, &decodeError{id: id, err: Errorf(CodeInvalidRequest, "invalid request: method must be a string")}
+	method, ok := decodeString(env.Method)
+	if !ok {
+		return message{}, &decodeError{id: clone(env.ID), err: Errorf(CodeInvalidRequest, "invalid request: method must be a string")}
 	}
-	return message{req: &Request{ID: id, Method: method, Params: env.Params}}, nil
+	id, params := clone2(env.ID, env.Params)
+	return message{req: &Request{ID: id, Method: method, Params: params}}, nil
+}
+
+// validVersion reports whether the raw "jsonrpc" member (nil when absent) is the string "2.0".
+// Anything but the plain spelling (escapes, say) is decoded by encoding/json to decide.
+func validVersion(raw json.RawMessage) bool {
+	if string(raw) == `"2.0"` {
+		return true
+	}
+	var version string
+	return raw != nil && json.Unmarshal(raw, &version) == nil && version == Version
+}
+
+// decodeString decodes a raw member as a Go string the way json.Unmarshal does (a null leaves
+// it empty; invalid UTF-8 becomes U+FFFD), with a fast path for plain strings.
+func decodeString(raw json.RawMessage) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' {
+		s := raw[1 : len(raw)-1]
+		if bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
+			return string(s), true
+		}
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// clone copies a raw value out of the frame buffer; nil stays nil.
+func clone(raw json.RawMessage) json.RawMessage {
+	if raw == nil {
+		return nil
+	}
+	return bytes.Clone(raw)
+}
+
+// clone2 copies two raw values out of the frame buffer into one allocation; nil stays nil.
+func clone2(a, b json.RawMessage) (json.RawMessage, json.RawMessage) {
+	buf := make([]byte, 0, len(a)+len(b))
+	if a != nil {
+		buf = append(buf, a...)
+		a = buf[:len(a):len(a)]
+	}
+	if b != nil {
+		buf = append(buf[len(buf):], b...)
+		b = buf[:len(b):len(b)]
+	}
+	return a, b
 }
 
 // decodeResponse validates a response frame. A broken response is only logged, never answered.
@@ -168,14 +193,15 @@ func decodeResponse(env *envelope) (message, *decodeError) {
 	if env.Result != nil && env.Error != nil {
 		return bad("both result and error")
 	}
-	resp := &Response{ID: env.ID, Result: env.Result}
+	resp := &Response{}
 	if env.Error != nil {
 		var e Error
-		if json.Unmarshal(env.Error, &e) != nil {
+		if json.Unmarshal(env.Error, &e) != nil { // copies e.Data
 			return bad("malformed error object")
 		}
 		resp.Error = &e
 	}
+	resp.ID, resp.Result = clone2(env.ID, env.Result)
 	return message{resp: resp}, nil
 }
 
