@@ -78,9 +78,24 @@ type Conn struct {
 	runOnce sync.Once
 	clOnce  sync.Once
 
+	// The ordered items (see run) are served one at a time: omu is held while one is served and
+	// inflight counts those read but not yet done. The reader serves an item itself when
+	// nothing is ahead of it, else queues it for the ordered worker.
+	omu      sync.Mutex
+	inflight atomic.Int64
+	// owg counts what Run waits for before it ends: ordered workers, items a reader serves
+	// itself, and concurrent-mode requests (a request answered early is not waited for).
+	owg sync.WaitGroup
 	// worker starts another ordered worker; set by run, used when a request served by the
 	// ordered worker is answered early (see [AnswerEarly]).
 	worker func()
+	// reader starts another reader goroutine when the current one is taken over (see
+	// serveInline); set by run.
+	reader func()
+	// inline is the item the reader is serving itself, if any; takeover fires after
+	// takeoverAfter, or at once when a handler calls or answers early.
+	inline   atomic.Pointer[running]
+	takeover *time.Timer
 }
 
 type connKey struct{}
@@ -112,9 +127,16 @@ func AnswerEarly(ctx context.Context, result any) bool {
 	if !r.state.CompareAndSwap(stateRunning, stateAnswered) {
 		return false
 	}
-	r.conn.writeResponse(r.req.ID, raw, nil)
+	c := r.conn
+	c.writeResponse(r.req.ID, raw, nil)
 	if r.ordered {
-		r.conn.worker() // takes over the ordered worker's slot
+		c.releaseOrdered()
+		if r.byReader {
+			c.owg.Done()
+			c.takeOver(r) // reading goes on elsewhere; this goroutine keeps the handler
+		} else {
+			c.worker() // takes over the ordered worker's slot
+		}
 	}
 	return true
 }
@@ -168,47 +190,84 @@ func (c *Conn) run(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
 
-	// One worker runs, in arrival order, everything that must stay ordered: in in-order mode
-	// every request and error reply, in concurrent mode notifications and error replies.
-	var wg sync.WaitGroup
+	// Everything that must stay ordered (in in-order mode every request, in concurrent mode
+	// notifications, and in both error replies) is an ordered item. The reader serves an item
+	// itself when nothing is ahead of it: a quick request so costs no hand-over to another
+	// goroutine. Otherwise the item waits in queue for the ordered worker.
 	queue := make(chan work, c.opts.QueueLen)
 	// A worker whose request was answered early leaves the queue (and its wait-group slot)
 	// to the worker started by AnswerEarly and ends when its handler returns.
 	c.worker = func() {
 		go func() {
 			for w := range queue {
-				if c.perform(w) {
+				c.omu.Lock()
+				if c.perform(w, nil) {
 					return
 				}
+				c.releaseOrdered()
 			}
-			wg.Done()
+			c.owg.Done()
 		}()
 	}
-	wg.Add(1)
+	c.owg.Add(1)
 	c.worker()
-	enqueue := func(w work) bool {
-		select {
-		case queue <- w:
-			return true
-		case <-c.ctx.Done():
-			return false
-		}
+	rd := &reading{
+		fr:    NewFrameReader(c.r, c.opts.MaxFrame),
+		queue: queue,
+		slots: make(chan struct{}, c.opts.MaxConcurrent),
+		idle:  make(chan func()),
+		end:   make(chan error, 1),
 	}
+	c.reader = func() { go c.readLoop(rd) }
+	c.takeover = time.AfterFunc(time.Hour, func() {
+		if r := c.inline.Load(); r != nil {
+			c.takeOver(r)
+		}
+	})
+	c.takeover.Stop()
+	c.reader()
+	readErr := <-rd.end
+	close(queue)
+	c.owg.Wait()
+	c.shutdown()
+	if errors.Is(readErr, ErrClosed) {
+		return nil
+	}
+	return readErr
+}
 
-	slots := make(chan struct{}, c.opts.MaxConcurrent)
-	idle := make(chan func()) // concurrent mode: a send succeeds only when a worker waits
+// takeoverAfter is how long the reader serves an item itself before another goroutine goes on
+// reading: long enough that a quick request never pays for a second goroutine, short enough
+// that a disconnect or a cancellation behind a long request is seen at once.
+const takeoverAfter = 2 * time.Millisecond
 
-	fr := NewFrameReader(c.r, c.opts.MaxFrame)
+// reading is the state the reader role carries from one goroutine to the next.
+type reading struct {
+	fr    *FrameReader
+	queue chan work
+	slots chan struct{} // concurrent mode: bounds running requests
+	idle  chan func()   // concurrent mode: a send succeeds only when a worker waits
+	end   chan error    // the reader that sees the end of input reports it here
+}
+
+// readLoop reads and dispatches frames while this goroutine is the reader: until the input
+// ends (reported on rd.end) or the role passes to another goroutine (see takeOver).
+func (c *Conn) readLoop(rd *reading) {
 	var readErr error
+	defer func() {
+		if readErr != errLostRole {
+			rd.end <- readErr
+		}
+	}()
 	for {
-		line, err := fr.ReadFrame()
+		line, err := rd.fr.ReadFrame()
 		if err != nil {
 			var tooBig *FrameTooLargeError
 			switch {
 			case errors.As(err, &tooBig):
 				// Framing is lost mid-line, so after answering (behind the requests already
 				// read) there is no safe way to go on.
-				enqueue(work{reply: &decodeError{err: Errorf(CodeInvalidRequest, "%s", tooBig.Error())}})
+				c.order(rd, work{reply: &decodeError{err: Errorf(CodeInvalidRequest, "%s", tooBig.Error())}})
 				readErr = err
 			case errors.Is(err, io.EOF):
 				if c.opts.CancelOnEOF {
@@ -218,7 +277,7 @@ func (c *Conn) run(ctx context.Context) error {
 				readErr = err
 				c.cancel()
 			}
-			break
+			return
 		}
 		msg, derr := decode(line)
 		if derr != nil {
@@ -226,8 +285,8 @@ func (c *Conn) run(ctx context.Context) error {
 				c.log.Warn("jsonrpc: dropping malformed response", "error", derr.err.Message)
 				continue
 			}
-			if !enqueue(work{reply: derr}) {
-				break
+			if _, stop := c.order(rd, work{reply: derr}); stop { // error replies are never taken over
+				return
 			}
 			continue
 		}
@@ -237,37 +296,101 @@ func (c *Conn) run(ctx context.Context) error {
 		}
 		req := msg.req
 		if c.opts.Mode == ModeConcurrent && !req.IsNotification() {
-			select {
-			case slots <- struct{}{}:
-			case <-c.ctx.Done():
-			}
-			if c.ctx.Err() != nil {
-				break
-			}
-			ctx, run := c.register(req, false)
-			wg.Add(1)
-			job := func() {
-				defer func() { <-slots; wg.Done() }()
-				c.serveCtx(ctx, run, req)
-			}
-			select {
-			case idle <- job: // a worker was waiting
-			default:
-				go c.concurrentWorker(job, idle)
+			if !c.dispatch(rd, req) {
+				return
 			}
 			continue
 		}
-		if !enqueue(work{req: req}) {
-			break
+		lost, stop := c.order(rd, work{req: req})
+		if lost {
+			readErr = errLostRole
+			return
+		}
+		if stop {
+			return
 		}
 	}
-	close(queue)
-	wg.Wait()
-	c.shutdown()
-	if errors.Is(readErr, ErrClosed) {
-		return nil
+}
+
+// errLostRole marks a reader that handed its role on; it reports nothing on rd.end.
+var errLostRole = errors.New("jsonrpc: reader role handed on")
+
+// dispatch runs a concurrent-mode request on an idle worker or a new one; false means the
+// connection is done.
+func (c *Conn) dispatch(rd *reading, req *Request) bool {
+	select {
+	case rd.slots <- struct{}{}:
+	case <-c.ctx.Done():
 	}
-	return readErr
+	if c.ctx.Err() != nil {
+		return false
+	}
+	run := &running{conn: c, req: req}
+	ctx := c.register(run)
+	c.owg.Add(1)
+	job := func() {
+		defer func() { <-rd.slots; c.owg.Done() }()
+		c.serveCtx(ctx, run, req)
+	}
+	select {
+	case rd.idle <- job: // a worker was waiting
+	default:
+		go c.concurrentWorker(job, rd.idle)
+	}
+	return true
+}
+
+// order serves an ordered item on the reader when nothing is ahead of it, else queues it. lost
+// means the reader role passed to another goroutine meanwhile; stop that the connection is done.
+func (c *Conn) order(rd *reading, w work) (lost, stop bool) {
+	if c.inflight.Add(1) == 1 {
+		return c.serveInline(w), false
+	}
+	select {
+	case rd.queue <- w:
+		return false, false
+	case <-c.ctx.Done():
+		c.inflight.Add(-1)
+		return false, true
+	}
+}
+
+// serveInline serves w on the reader goroutine. If it is still running after takeoverAfter
+// (or its handler calls the peer, or answers early) another goroutine becomes the reader and
+// this one ends with the handler; serveInline then reports lost.
+func (c *Conn) serveInline(w work) (lost bool) {
+	c.omu.Lock()
+	if w.reply != nil {
+		c.perform(w, nil)
+		c.releaseOrdered()
+		return false
+	}
+	run := &running{conn: c, req: w.req, ordered: true, byReader: true}
+	run.reading.Store(readerServing)
+	c.owg.Add(1)
+	c.inline.Store(run)
+	c.takeover.Reset(takeoverAfter)
+	early := c.perform(w, run)
+	c.takeover.Stop()
+	c.inline.CompareAndSwap(run, nil)
+	if !early {
+		c.releaseOrdered()
+		c.owg.Done()
+	}
+	return !run.reading.CompareAndSwap(readerServing, readerDone)
+}
+
+// takeOver starts a new reader if r's reader still serves it.
+func (c *Conn) takeOver(r *running) {
+	if r.reading.CompareAndSwap(readerServing, readerTaken) {
+		c.reader()
+	}
+}
+
+// releaseOrdered ends the current ordered item, letting the next one run.
+func (c *Conn) releaseOrdered() {
+	c.omu.Unlock()
+	c.inflight.Add(-1)
 }
 
 // workerIdle is how long a concurrent-mode worker waits for another request before it ends.
@@ -300,9 +423,9 @@ type work struct {
 	reply *decodeError
 }
 
-// perform serves one item of the ordered queue; true means the request was answered early and
-// another worker has taken over the queue.
-func (c *Conn) perform(w work) bool {
+// perform serves one ordered item, as run (nil: a new one, for the ordered worker); true means
+// the request was answered early and the ordered slot has been handed on.
+func (c *Conn) perform(w work, run *running) bool {
 	if c.ctx.Err() != nil {
 		// The peer is gone or the connection was closed: running a queued request now (an
 		// exec, say) would do work nobody can receive.
@@ -312,32 +435,41 @@ func (c *Conn) perform(w work) bool {
 		c.writeResponse(w.reply.id, nil, w.reply.err)
 		return false
 	}
-	ctx, run := c.register(w.req, true)
+	if run == nil {
+		run = &running{conn: c, req: w.req, ordered: true}
+	}
+	ctx := c.register(run)
 	return c.serveCtx(ctx, run, w.req)
 }
 
 // register gives a request its context and records it so [Conn.CancelRequest] can reach it.
-// It runs on the reader goroutine, so a cancellation read later always finds it.
-func (c *Conn) register(req *Request, ordered bool) (context.Context, *running) {
-	run := &running{conn: c, req: req, ordered: ordered}
+func (c *Conn) register(run *running) context.Context {
 	ctx, cancel := context.WithCancel(context.WithValue(c.ctx, connKey{}, run))
 	run.cancel = cancel
-	if req.ID != nil {
+	if run.req.ID != nil {
 		c.mu.Lock()
-		c.active[idKey(req.ID)] = run
+		c.active[idKey(run.req.ID)] = run
 		c.mu.Unlock()
 	}
-	return ctx, run
+	return ctx
 }
 
 // running is one request being served: its cancel handle, and whether it was answered early.
 type running struct {
-	conn    *Conn
-	req     *Request
-	ordered bool // served by the ordered worker
-	cancel  context.CancelFunc
-	state   atomic.Int32
+	conn     *Conn
+	req      *Request
+	ordered  bool // an ordered item (holds the ordered slot while it runs)
+	byReader bool // served by the reader goroutine itself
+	cancel   context.CancelFunc
+	state    atomic.Int32
+	reading  atomic.Int32 // byReader: whether its goroutine is still the reader
 }
+
+const (
+	readerServing = iota + 1
+	readerDone    // the handler returned; the goroutine reads on
+	readerTaken   // another goroutine became the reader
+)
 
 const (
 	stateRunning  = iota
@@ -457,6 +589,9 @@ func (c *Conn) Call(ctx context.Context, method string, params any, result any) 
 	}()
 	if err := c.writeFrame(func(b []byte) ([]byte, error) { return appendRequest(b, id, method, raw), nil }); err != nil {
 		return fmt.Errorf("call %s: %w", method, err)
+	}
+	if r := c.inline.Load(); r != nil {
+		c.takeOver(r) // the reply can only arrive through a reader that is not busy serving
 	}
 	select {
 	case resp, ok := <-ch:
