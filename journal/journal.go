@@ -75,6 +75,7 @@ type Journal struct {
 	logMu      sync.Mutex
 	redo       *os.File
 	redoSize   int64
+	held       []byte // encoded records not yet written (see appendLog)
 	lastLSN    int64
 	closedLog  bool
 	nextID     int64

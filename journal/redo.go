@@ -71,13 +71,19 @@ type redoEvent struct {
 
 // encodeRecord frames rec for the log.
 func encodeRecord(rec *redoRecord) ([]byte, error) {
-	buf := rec.appendPayload(make([]byte, redoHeader, 256))
-	n := len(buf) - redoHeader
+	return appendRecord(make([]byte, 0, 256), rec)
+}
+
+// appendRecord appends rec's encoding to dst; on error dst is returned unchanged.
+func appendRecord(dst []byte, rec *redoRecord) ([]byte, error) {
+	start := len(dst)
+	buf := rec.appendPayload(append(dst, make([]byte, redoHeader)...))
+	n := len(buf) - start - redoHeader
 	if uint64(n) > 1<<32-1 {
-		return nil, fmt.Errorf("redo record of %d bytes", n)
+		return dst, fmt.Errorf("redo record of %d bytes", n)
 	}
-	binary.LittleEndian.PutUint32(buf[0:4], uint32(n))
-	binary.LittleEndian.PutUint32(buf[4:8], crc32.Checksum(buf[redoHeader:], castagnoli))
+	binary.LittleEndian.PutUint32(buf[start:start+4], uint32(n))
+	binary.LittleEndian.PutUint32(buf[start+4:start+8], crc32.Checksum(buf[start+redoHeader:], castagnoli))
 	return buf, nil
 }
 
@@ -213,16 +219,11 @@ func (j *Journal) logRecord(fill func(rec *redoRecord) (func(*sql.Tx) error, err
 		return nil, err
 	}
 	rec.LSN = j.lastLSN + 1
-	buf, err := encodeRecord(rec)
-	if err == nil {
-		_, err = j.redo.Write(buf)
-	}
-	if err != nil {
+	if err := j.appendLog(rec); err != nil {
 		j.logMu.Unlock()
 		return nil, fmt.Errorf("redo log: %w", err)
 	}
 	j.lastLSN = rec.LSN
-	j.redoSize += int64(len(buf))
 	if j.mergeEnd(rec) {
 		j.logMu.Unlock()
 		return nil, nil
@@ -238,6 +239,37 @@ func (j *Journal) logRecord(fill func(rec *redoRecord) (func(*sql.Tx) error, err
 		return nil, j.write(context.Background(), func(*sql.Tx) error { return nil })
 	}
 	return nil, nil
+}
+
+// appendLog writes rec to the redo log, together with any record held back. A Begin alone is
+// held back for the next record, normally its own exec's end, so that a quick exec costs one
+// write(2) instead of two. Nothing is acknowledged by a Begin (an exec is acknowledged by its
+// end, which writes both), and a Begin still held back when the writer takes it becomes
+// durable through its SQLite commit instead, within the writer's delay. Called under logMu.
+func (j *Journal) appendLog(rec *redoRecord) error {
+	buf, err := appendRecord(j.held, rec)
+	if err != nil {
+		return err
+	}
+	if rec.Begin != nil && rec.Finish == nil && len(rec.Events) == 0 {
+		j.held = buf
+		return nil
+	}
+	_, err = j.redo.Write(buf)
+	j.held = buf[:0]
+	if cap(buf) > 64<<10 {
+		j.held = nil // one huge record must not pin its buffer
+	}
+	if err != nil {
+		// A short write (a full disk, say) would leave a torn record, and replay stops at the
+		// first one, losing what is logged after it: cut the log back to its last whole record.
+		if terr := j.redo.Truncate(j.redoSize); terr != nil {
+			return errors.Join(err, terr)
+		}
+		return err
+	}
+	j.redoSize += int64(len(buf))
+	return nil
 }
 
 // settle waits until every logged record is in SQLite, so a read sees every acknowledged

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -288,5 +289,73 @@ func TestRedoMergesBeginAndEnd(t *testing.T) {
 	}
 	if e, err := j.Get(ctx, id3); err != nil || e.OK == nil {
 		t.Fatalf("entry %d: %+v, %v", id3, e, err)
+	}
+}
+
+// A Begin is held back and written together with the next record (normally its exec's end),
+// so a quick exec costs one write(2). A Begin the writer applies while still held back is
+// durable through its SQLite commit: a copy of the files taken then (what kill -9 would leave)
+// opens with the row present and unfinished.
+func TestRedoBeginSharesEndWrite(t *testing.T) {
+	t.Parallel()
+	j, path := openJournal(t, &Options{ApplyDelay: time.Hour})
+	ctx := t.Context()
+	logged := func() []*redoRecord {
+		t.Helper()
+		data, err := os.ReadFile(path + redoSuffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return decodeRecords(data)
+	}
+	id, err := j.Begin(ctx, ExecStart{Src: "1 + 2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs := logged(); len(recs) != 0 {
+		t.Fatalf("Begin written on its own: %d records", len(recs))
+	}
+	if err := j.Finish(ctx, id, ExecFinish{OK: true, Status: new(int)}); err != nil {
+		t.Fatal(err)
+	}
+	recs := logged()
+	if len(recs) != 2 || recs[0].Begin == nil || recs[0].Begin.ID != id || recs[1].Finish == nil ||
+		recs[1].ID != id || recs[1].LSN != recs[0].LSN+1 {
+		t.Fatalf("log after Finish: %+v", recs)
+	}
+
+	held, err := j.Begin(ctx, ExecStart{Src: "sleep 60"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err := j.Get(ctx, held); err != nil || e.OK != nil { // settles: the writer applies it
+		t.Fatalf("running entry: %+v, %v", e, err)
+	}
+	if n := len(logged()); n != 2 {
+		t.Fatalf("held Begin written by the writer: %d records", n)
+	}
+	crash := filepath.Join(t.TempDir(), "journal.db")
+	for _, suffix := range []string{"", "-wal", redoSuffix} {
+		data, err := os.ReadFile(path + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(crash+suffix, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j2, err := Open(crash, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.Close()
+	for _, want := range []struct {
+		id       int64
+		finished bool
+	}{{id, true}, {held, false}} {
+		e, err := j2.Get(ctx, want.id)
+		if err != nil || (e.OK != nil) != want.finished {
+			t.Fatalf("after the crash copy, entry %d: %+v, %v", want.id, e, err)
+		}
 	}
 }
