@@ -22,25 +22,29 @@ const handoff = 200 * time.Millisecond
 // noticed between slices.
 const awaitSlice = time.Second
 
+// execCall is the kernel exec request a shoal_exec makes. The arguments were validated
+// against the tool's input schema and pass through as decoded (json.Number stays exact).
+type execCall struct {
+	Src        any `json:"src"`
+	Mode       any `json:"mode"`
+	Position   any `json:"position"`
+	Background any `json:"background,omitempty"`
+	TimeoutMs  any `json:"timeout_ms,omitempty"`
+	Elide      any `json:"elide,omitempty"`
+}
+
 func runExec(ctx context.Context, s *Server, a map[string]any) (json.RawMessage, error) {
-	p := map[string]any{
-		"src":        a["src"],
-		"mode":       "run",
-		"position":   "value",
-		"background": false,
-		"timeout_ms": nil,
-		"elide":      nil,
+	p := &execCall{Src: a["src"], Mode: "run", Position: "value", Background: a["background"], TimeoutMs: a["timeout_ms"], Elide: a["elide"]}
+	if m, ok := a["mode"]; ok {
+		p.Mode = m
 	}
-	for _, k := range []string{"mode", "position", "background", "timeout_ms", "elide"} {
-		if v, ok := a[k]; ok {
-			p[k] = v
-		}
+	if pos, ok := a["position"]; ok {
+		p.Position = pos
 	}
-	_, explicitTimeout := a["timeout_ms"]
-	if p["mode"] == "plan" || p["background"] == true || explicitTimeout {
+	if p.Mode == "plan" || p.Background == true || p.TimeoutMs != nil {
 		return s.kernel.call(ctx, proto.MethodExec, p) // the caller asked for this shape
 	}
-	p["timeout_ms"] = handoff.Milliseconds()
+	p.TimeoutMs = handoff.Milliseconds()
 
 	// The exec call itself is not tied to ctx: if the client cancels while
 	// it runs we still need the reply to learn the task to cancel. The call

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -205,9 +204,11 @@ func toolResult(raw json.RawMessage) *callResult {
 	if uri == "" && top.Ref != "" {
 		uri = refURI(top.Ref)
 	}
-	text := prettyJSON(raw)
+	var text string
 	if top.Render != nil {
 		text = *top.Render
+	} else {
+		text = prettyJSON(raw)
 	}
 	res := &callResult{Content: []any{textContent{Type: "text", Text: proto.BoundText(text, uri)}}, StructuredContent: raw}
 	if uri != "" {
@@ -263,7 +264,5 @@ func errorResult(err error) *callResult {
 		IsError:           true,
 	}
 }
-
-var _ = fmt.Sprint
 
 func asRPCError(err error, target **jsonrpc.Error) bool { return errors.As(err, target) }
