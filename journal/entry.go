@@ -43,6 +43,11 @@ type ExecStart struct {
 	EnvHash   string          // hex digest of the environment; "" for unknown
 	Effects   json.RawMessage // JSON array of effect objects ({"kind":…}); nil stored as []
 	StartedNs int64           // Unix ns at start; 0 means now
+	// Lazy says the start need not be durable when Begin returns: it is written with the next
+	// logged record (normally the entry's own end) or committed by the writer within its
+	// gathering delay, saving a write(2). Meant for execs with no effects, where an unfinished
+	// row left by a crash would explain nothing.
+	Lazy bool
 }
 
 // ExecFinish is what is known when it ends.
@@ -141,6 +146,7 @@ func (j *Journal) Begin(ctx context.Context, s ExecStart) (int64, error) {
 		j.nextID++
 		j.unfinished[b.ID] = struct{}{}
 		rec.Begin = b
+		rec.lazy = s.Lazy
 		return nil, nil
 	})
 	if err != nil {

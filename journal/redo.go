@@ -44,6 +44,8 @@ type redoRecord struct {
 	ID     int64 // the entry Finish completes
 	Finish *ExecFinish
 	Events []redoEvent
+	// lazy (not logged) lets appendLog hold the record back: see [ExecStart].Lazy.
+	lazy bool
 }
 
 type redoBegin struct {
@@ -241,7 +243,7 @@ func (j *Journal) logRecord(fill func(rec *redoRecord) (func(*sql.Tx) error, err
 	return nil, nil
 }
 
-// appendLog writes rec to the redo log, together with any record held back. A Begin alone is
+// appendLog writes rec to the redo log, together with any record held back. A lazy Begin is
 // held back for the next record, normally its own exec's end, so that a quick exec costs one
 // write(2) instead of two. Nothing is acknowledged by a Begin (an exec is acknowledged by its
 // end, which writes both), and a Begin still held back when the writer takes it becomes
@@ -251,7 +253,7 @@ func (j *Journal) appendLog(rec *redoRecord) error {
 	if err != nil {
 		return err
 	}
-	if rec.Begin != nil && rec.Finish == nil && len(rec.Events) == 0 {
+	if rec.lazy {
 		j.held = buf
 		return nil
 	}

@@ -292,10 +292,10 @@ func TestRedoMergesBeginAndEnd(t *testing.T) {
 	}
 }
 
-// A Begin is held back and written together with the next record (normally its exec's end),
-// so a quick exec costs one write(2). A Begin the writer applies while still held back is
-// durable through its SQLite commit: a copy of the files taken then (what kill -9 would leave)
-// opens with the row present and unfinished.
+// A lazy Begin is held back and written together with the next record (normally its exec's
+// end), so a quick exec costs one write(2); any other Begin is written at once. A Begin the
+// writer applies while still held back is durable through its SQLite commit: a copy of the
+// files taken then (what kill -9 would leave) opens with the row present and unfinished.
 func TestRedoBeginSharesEndWrite(t *testing.T) {
 	t.Parallel()
 	j, path := openJournal(t, &Options{ApplyDelay: time.Hour})
@@ -308,7 +308,17 @@ func TestRedoBeginSharesEndWrite(t *testing.T) {
 		}
 		return decodeRecords(data)
 	}
-	id, err := j.Begin(ctx, ExecStart{Src: "1 + 2"})
+	eager, err := j.Begin(ctx, ExecStart{Src: "rm x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs := logged(); len(recs) != 1 || recs[0].Begin == nil || recs[0].Begin.ID != eager {
+		t.Fatalf("a Begin that is not lazy is not written at once: %+v", recs)
+	}
+	if err := os.Truncate(path+redoSuffix, 0); err != nil {
+		t.Fatal(err)
+	}
+	id, err := j.Begin(ctx, ExecStart{Src: "1 + 2", Lazy: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +334,7 @@ func TestRedoBeginSharesEndWrite(t *testing.T) {
 		t.Fatalf("log after Finish: %+v", recs)
 	}
 
-	held, err := j.Begin(ctx, ExecStart{Src: "sleep 60"})
+	held, err := j.Begin(ctx, ExecStart{Src: "x", Lazy: true})
 	if err != nil {
 		t.Fatal(err)
 	}

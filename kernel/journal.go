@@ -72,6 +72,7 @@ type JournalStart struct {
 	EnvHash   string
 	Effects   json.RawMessage
 	StartedNs int64
+	Lazy      bool // the start need not be durable before Begin returns (journal.ExecStart.Lazy)
 }
 
 // JournalFinish is what is known when it ends.

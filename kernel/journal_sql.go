@@ -27,7 +27,7 @@ func openSQLJournal(path string, log *slog.Logger) (Journal, error) {
 func (s *sqlJournal) Begin(ctx context.Context, st JournalStart) (int64, error) {
 	return s.j.Begin(ctx, journal.ExecStart{Kind: st.Kind, ParentID: st.ParentID, Session: st.Session,
 		Principal: st.Principal, Src: st.Src, AST: st.AST, Cwd: st.Cwd, EnvHash: st.EnvHash,
-		Effects: st.Effects, StartedNs: st.StartedNs})
+		Effects: st.Effects, StartedNs: st.StartedNs, Lazy: st.Lazy})
 }
 
 func (s *sqlJournal) Finish(ctx context.Context, id int64, f JournalFinish) error {

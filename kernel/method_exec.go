@@ -182,7 +182,10 @@ func (s *Server) execOnce(ctx context.Context, cs *connState, a *attachment, src
 		return nil, gerr
 	}
 	id, err := s.journal.Begin(ctx, JournalStart{Kind: "exec", Session: ss.key.name, Principal: a.id.Principal,
-		Src: src, AST: ast, Cwd: []byte(cwd), EnvHash: ss.envHash(env), Effects: d.effectsJSON, StartedNs: start.UnixNano()})
+		Src: src, AST: ast, Cwd: []byte(cwd), EnvHash: ss.envHash(env), Effects: d.effectsJSON, StartedNs: start.UnixNano(),
+		// An exec with effects is journaled as started before it runs, so a crash mid-exec
+		// leaves its unfinished row; a pure one can share its end's write.
+		Lazy: len(d.effects) == 0 && !d.opaque})
 	if err != nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "journal: %v", err)
 	}

@@ -161,6 +161,20 @@ func TestKill9LosesNoAcknowledgedExec(t *testing.T) {
 	if _, err := c.Attach(ctx, proto.SessionAttachParams{}); err != nil {
 		t.Fatal(err)
 	}
+	// An exec with effects is journaled as started before it runs: the kill must leave its
+	// unfinished row. (timeout_ms hands it back as a task once it is running.)
+	sleeper, err := client.Dial(ctx, sock, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sleeper.Close()
+	if _, err := sleeper.Attach(ctx, proto.SessionAttachParams{Session: "sleeper"}); err != nil {
+		t.Fatal(err)
+	}
+	sleepSrc, wait := "^sleep 30", int64(50)
+	if h, err := sleeper.Exec(ctx, proto.ExecParams{Src: &sleepSrc, TimeoutMs: &wait}); err != nil || h.Task == "" {
+		t.Fatalf("sleep exec: %+v, %v", h, err)
+	}
 	var acked []string
 	killAt := 150
 	for i := 0; ; i++ {
@@ -200,8 +214,13 @@ func TestKill9LosesNoAcknowledgedExec(t *testing.T) {
 		t.Fatal(err)
 	}
 	have := map[string]bool{}
+	running := false
 	for _, r := range rows {
 		have[r.Src] = r.OK != nil && *r.OK
+		running = running || (r.Src == sleepSrc && r.OK == nil)
+	}
+	if !running {
+		t.Error("the exec running at the kill left no unfinished row")
 	}
 	for _, src := range acked {
 		if !have[src] {
