@@ -290,8 +290,9 @@ func (j *Journal) settle() error {
 	return err
 }
 
-// applied is called by the writer after a commit that applied records up to lsn (appliedLSN
-// already says so): it empties the log when everything in it is applied and it has grown large.
+// applied is called by the writer after a commit that applied records up to lsn, before it
+// publishes that position: it empties the log when everything in it is applied and it has
+// grown large.
 func (j *Journal) applied(lsn int64) {
 	j.logMu.Lock()
 	defer j.logMu.Unlock()

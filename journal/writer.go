@@ -174,8 +174,9 @@ func (j *Journal) writer() {
 			continue
 		}
 		if lsn > 0 && whole == nil {
-			// Before anyone waiting is answered: a settled read must not find the position
-			// behind what it waited for.
+			// Before anyone waiting is answered: a settled read must find the position (and
+			// the log's truncation) not behind what it waited for.
+			j.applied(lsn)
 			j.appliedLSN.Store(lsn)
 		}
 		for i, op := range batch {
@@ -184,9 +185,6 @@ func (j *Journal) writer() {
 			}
 		}
 		clear(batch)
-		if lsn > 0 && whole == nil {
-			j.applied(lsn)
-		}
 		if j.commits += len(batch); j.commits >= checkpointEvery {
 			j.commits = 0
 			select {
