@@ -43,10 +43,10 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
-// decodeSeeds are the frames the differential fuzz targets start from: the FuzzDecode seeds,
-// the benchmark frames and the corners of the envelope scanner.
+// decodeSeeds are the frames every decode fuzz target starts from: malformed frames, the
+// benchmark frames and the corners of the envelope scanner.
 var decodeSeeds = []string{
-	// FuzzDecode's seeds.
+	// Malformed and odd frames.
 	`{"jsonrpc":"2.0","id":1.5,"method":"x","params":{}}`,
 	`{"jsonrpc":"2.0","id":null,"method":"x"}`,
 	`{"jsonrpc":"2.0","id":"a","result":null}`,

@@ -161,14 +161,7 @@ func FuzzReadFrame(f *testing.F) {
 }
 
 func FuzzDecode(f *testing.F) {
-	for _, s := range []string{
-		`{"jsonrpc":"2.0","id":1.5,"method":"x","params":{}}`,
-		`{"jsonrpc":"2.0","id":null,"method":"x"}`,
-		`{"jsonrpc":"2.0","id":"a","result":null}`,
-		`{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"m","data":[1]}}`,
-		`{"jsonrpc":"1.0","method":5}`,
-		`[1,2]`, `{`, `null`, `{"id":{}}`,
-	} {
+	for _, s := range decodeSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
