@@ -18,6 +18,7 @@ var forbidden = []struct {
 		"github.com/charmbracelet/x/vt", "github.com/creack/pty"}},
 	{"./lang/diag", []string{"./lang/syntax", "./lang/value", "./lang/eval", "./lang/lib"}},
 	{"./lang/syntax", []string{"./lang/value", "./lang/eval", "./lang/lib"}},
+	{"./lang/format", []string{"./lang/value", "./lang/eval", "./lang/lib"}},
 	{"./lang/value", []string{"./lang/syntax", "./lang/eval", "./lang/lib"}},
 	{"./lang/lib", []string{"./lang/syntax", "./lang/eval"}},
 	{"./mcp/...", []string{"./lang/eval", "./journal", "./term", "./leash", "./tokens", "./commands"}},
