@@ -122,6 +122,7 @@ command string with -c, pipe source on stdin, or start the REPL on a terminal.`,
 		newCompletionCmd(io),
 		newLinksCmd(io),
 		newSandboxExecCmd(io),
+		newFmtCmd(io),
 	)
 	return root
 }
