@@ -37,14 +37,9 @@ func (e *UnsafeError) Error() string {
 // is not formatted: the error is the parser's *diag.Error (code
 // parse_error), as `shoal FILE` would report it.
 func Source(src []byte) ([]byte, error) {
-	text := string(src)
-	prog, err := syntax.Parse(text, options)
+	text, prog, m, err := parseMapped(src)
 	if err != nil {
 		return nil, err
-	}
-	m, err := buildMap(text, prog)
-	if err != nil {
-		return nil, &UnsafeError{err.Error()}
 	}
 	out := layout(text, m)
 	if err := verify(text, prog, m, out); err != nil {
@@ -95,14 +90,9 @@ func verify(src string, prog *syntax.Program, m *lexMap, out string) error {
 // the end of the line, trailing blanks removed), in order. It fails like
 // Source when src does not parse.
 func sourceComments(src []byte) ([]string, error) {
-	text := string(src)
-	prog, err := syntax.Parse(text, options)
+	text, _, m, err := parseMapped(src)
 	if err != nil {
 		return nil, err
-	}
-	m, err := buildMap(text, prog)
-	if err != nil {
-		return nil, &UnsafeError{err.Error()}
 	}
 	return commentTexts(text, m), nil
 }
@@ -166,4 +156,19 @@ func dropSpans(v any) any {
 		}
 	}
 	return v
+}
+
+// parseMapped parses src and maps which of its bytes must be kept verbatim; a parse failure
+// is the parser's error, a map that cannot be built an *UnsafeError.
+func parseMapped(src []byte) (string, *syntax.Program, *lexMap, error) {
+	text := string(src)
+	prog, err := syntax.Parse(text, options)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	m, err := buildMap(text, prog)
+	if err != nil {
+		return "", nil, nil, &UnsafeError{err.Error()}
+	}
+	return text, prog, m, nil
 }
