@@ -21,6 +21,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(floorEnv) != "" {
 		os.Exit(floorServer(os.Stdin, os.Stdout))
 	}
+	if os.Getenv(echoEnv) != "" {
+		os.Exit(echoLines(os.Stdin, os.Stdout))
+	}
 	testscript.Main(mainM{m}, map[string]func(){
 		"shoal":        shoalMain,
 		"shoal-kernel": shoalMain,
