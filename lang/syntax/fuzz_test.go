@@ -14,17 +14,7 @@ import (
 // failure is a positioned parse_error; it is seeded with every corpus
 // source, the examples and the tables.
 func FuzzParse(f *testing.F) {
-	for _, file := range loadCorpus(f) {
-		for _, c := range file.Cases {
-			f.Add(c.Src)
-		}
-	}
-	for _, ex := range exampleSources(f) {
-		f.Add(ex)
-	}
-	for _, tc := range parseCases {
-		f.Add(tc.src)
-	}
+	addSourceSeeds(f)
 	for _, tc := range errorCases {
 		f.Add(tc.src)
 	}
@@ -117,5 +107,21 @@ func BenchmarkParse10KB(b *testing.B) {
 		if _, err := Parse(src, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// addSourceSeeds seeds a fuzz target with every corpus source, the spec's examples and the
+// parser table.
+func addSourceSeeds(f *testing.F) {
+	for _, file := range loadCorpus(f) {
+		for _, c := range file.Cases {
+			f.Add(c.Src)
+		}
+	}
+	for _, ex := range exampleSources(f) {
+		f.Add(ex)
+	}
+	for _, tc := range parseCases {
+		f.Add(tc.src)
 	}
 }

@@ -247,17 +247,7 @@ func TestMarshalResultNotShared(t *testing.T) {
 // FuzzMarshalProgram asserts that the fast encoder matches the reference
 // encoder on every parseable input.
 func FuzzMarshalProgram(f *testing.F) {
-	for _, file := range loadCorpus(f) {
-		for _, c := range file.Cases {
-			f.Add(c.Src)
-		}
-	}
-	for _, ex := range exampleSources(f) {
-		f.Add(ex)
-	}
-	for _, tc := range parseCases {
-		f.Add(tc.src)
-	}
+	addSourceSeeds(f)
 	for _, src := range marshalEdgeSources {
 		f.Add(src)
 	}
