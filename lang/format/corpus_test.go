@@ -233,11 +233,7 @@ func TestCorpusPerturbed(t *testing.T) {
 // multilineToken reports whether a string or interpreter block of src
 // spans lines.
 func multilineToken(t *testing.T, src string) bool {
-	prog, err := syntax.Parse(src, options)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := buildMap(src, prog)
+	_, _, m, err := parseMapped([]byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -209,11 +209,7 @@ func TestVerifyRefuses(t *testing.T) {
 	t.Parallel()
 	const head = "let s = \"\"\"\n  a\n    b\n  \"\"\"\n"
 	src := head + "# note\necho s\n"
-	prog, err := syntax.Parse(src, options)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := buildMap(src, prog)
+	_, prog, m, err := parseMapped([]byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
