@@ -241,6 +241,20 @@ func socketPair(t testing.TB) (net.Conn, net.Conn) {
 }
 
 // startConn runs c in the background and fails the test if Run does not return by cleanup.
+// readLines reads n frames, trimmed, failing the test on a read error.
+func readLines(t *testing.T, br *bufio.Reader, n int) []string {
+	t.Helper()
+	var got []string
+	for range n {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, strings.TrimSpace(line))
+	}
+	return got
+}
+
 func startConn(t testing.TB, c *Conn) {
 	t.Helper()
 	go func() { _ = c.Run(context.Background()) }()
@@ -427,14 +441,7 @@ func TestInOrderMode(t *testing.T) {
 	}
 	close(release)
 	b.SetReadDeadline(time.Now().Add(testTimeout))
-	var got []string
-	for range 2 {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, strings.TrimSpace(line))
-	}
+	got := readLines(t, br, 2)
 	want := []string{`{"jsonrpc":"2.0","id":1,"result":"unblocked"}`, `{"jsonrpc":"2.0","id":2,"result":"pong"}`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -703,14 +710,7 @@ func TestAnswerEarlyInOrder(t *testing.T) {
 	io.WriteString(b, `{"jsonrpc":"2.0","id":1,"method":"long"}`+"\n"+`{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
 	br := bufio.NewReader(b)
 	b.SetReadDeadline(time.Now().Add(testTimeout))
-	var got []string
-	for range 2 {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, strings.TrimSpace(line))
-	}
+	got := readLines(t, br, 2)
 	want := []string{`{"jsonrpc":"2.0","id":1,"result":"handed off"}`, `{"jsonrpc":"2.0","id":2,"result":"pong"}`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
