@@ -71,11 +71,6 @@ type redoEvent struct {
 	Payload json.RawMessage
 }
 
-// encodeRecord frames rec for the log.
-func encodeRecord(rec *redoRecord) ([]byte, error) {
-	return appendRecord(make([]byte, 0, 256), rec)
-}
-
 // appendRecord appends rec's encoding to dst; on error dst is returned unchanged.
 func appendRecord(dst []byte, rec *redoRecord) ([]byte, error) {
 	start := len(dst)

@@ -369,3 +369,8 @@ func TestRedoBeginSharesEndWrite(t *testing.T) {
 		}
 	}
 }
+
+// encodeRecord frames one record as the log holds it.
+func encodeRecord(rec *redoRecord) ([]byte, error) {
+	return appendRecord(make([]byte, 0, 256), rec)
+}
