@@ -19,7 +19,10 @@ func shoalMain() {
 
 func TestMain(m *testing.M) {
 	if os.Getenv(floorEnv) != "" {
-		os.Exit(floorServer(os.Stdin, os.Stdout))
+		os.Exit(floorServer(os.Stdin, os.Stdout, os.Getenv(relayEnv)))
+	}
+	if path := os.Getenv(echoSocketEnv); path != "" {
+		os.Exit(echoSocket(path))
 	}
 	if os.Getenv(echoEnv) != "" {
 		os.Exit(echoLines(os.Stdin, os.Stdout))

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,11 +20,29 @@ import (
 // the client library, two pipe hops and one JSON decode/encode on each side.
 const floorEnv = "SHOAL_E2E_MCP_FLOOR"
 
+// relayEnv makes the canned server a relay as well (see TestMain): each tools/call goes as one
+// line over the Unix socket named by the variable to a line echo (echoSocketEnv), and is
+// answered once that line comes back. That is the shape §1.5 gives `shoal mcp`, a facade
+// process in front of a kernel process, with neither doing any work: the floor of the design.
+const relayEnv = "SHOAL_E2E_MCP_RELAY"
+
+// echoSocketEnv makes the test binary a line echo listening on the named Unix socket.
+const echoSocketEnv = "SHOAL_E2E_ECHO_SOCKET"
+
 const floorResult = `{"content":[{"type":"text","text":"3"},{"type":"resource_link","uri":"shoal://out/1","name":"out:1","mimeType":"application/json"}],"structuredContent":{"ref":"out:1","uri":"shoal://out/1","value":{"$":"int","v":3},"render":"3","elapsed_ms":0},"isError":false}`
 
-func floorServer(in io.Reader, out io.Writer) int {
+func floorServer(in io.Reader, out io.Writer, relay string) int {
 	r := bufio.NewReaderSize(in, 1<<16)
 	w := bufio.NewWriter(out)
+	var back net.Conn
+	var backR *bufio.Reader
+	if relay != "" {
+		c, err := net.Dial("unix", relay)
+		if err != nil {
+			return 1
+		}
+		back, backR = c, bufio.NewReader(c)
+	}
 	for {
 		line, err := r.ReadBytes('\n')
 		if err != nil {
@@ -48,6 +68,14 @@ func floorServer(in io.Reader, out io.Writer) int {
 			if json.Unmarshal(req.Params, &p) != nil {
 				continue
 			}
+			if back != nil {
+				if _, err := back.Write(line); err != nil {
+					return 1
+				}
+				if _, err := backR.ReadBytes('\n'); err != nil {
+					return 1
+				}
+			}
 			result = floorResult
 		default:
 			result = `{}`
@@ -57,11 +85,51 @@ func floorServer(in io.Reader, out io.Writer) int {
 	}
 }
 
-// floorClient connects the go-sdk client to the canned server (this binary, see TestMain).
-func floorClient(tb testing.TB) *mcp.ClientSession {
+// echoSocket serves line echo on a Unix socket, one connection at a time.
+func echoSocket(path string) int {
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return 1
+	}
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return 1
+		}
+		echoLines(c, c)
+		c.Close()
+	}
+}
+
+// floorClient connects the go-sdk client to the canned server (this binary, see TestMain);
+// with relay, the server relays each tools/call through an echo process on a Unix socket.
+func floorClient(tb testing.TB, relay bool) *mcp.ClientSession {
 	tb.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), floorEnv+"=1")
+	if relay {
+		dir, err := os.MkdirTemp("", "shlfloor")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { os.RemoveAll(dir) })
+		sock := filepath.Join(dir, "echo.sock")
+		echo := exec.Command(os.Args[0])
+		echo.Env = append(os.Environ(), echoSocketEnv+"="+sock)
+		if err := echo.Start(); err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { echo.Process.Kill(); echo.Wait() })
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+			if c, err := net.Dial("unix", sock); err == nil {
+				c.Close() // the echo is listening (it serves one connection at a time)
+				break
+			} else if time.Now().After(deadline) {
+				tb.Fatalf("echo socket: %v", err)
+			}
+		}
+		cmd.Env = append(cmd.Env, relayEnv+"="+sock)
+	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "floor", Version: "1"}, nil)
 	cs, err := c.Connect(tb.Context(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
 	if err != nil {
@@ -73,8 +141,15 @@ func floorClient(tb testing.TB) *mcp.ClientSession {
 
 // BenchmarkMCPClientFloor: the go-sdk client's tools/call against the canned server, the
 // floor under BenchmarkMCPExecArith measured the same way (run them together to compare).
-func BenchmarkMCPClientFloor(b *testing.B) {
-	cs := floorClient(b)
+func BenchmarkMCPClientFloor(b *testing.B) { benchFloor(b, false) }
+
+// BenchmarkMCPRelayFloor: the same, with each call relayed through a second process over a
+// Unix socket, as a shoal_exec goes through the facade to the kernel; BenchmarkMCPExecArith
+// minus this is what Shoal's own work costs.
+func BenchmarkMCPRelayFloor(b *testing.B) { benchFloor(b, true) }
+
+func benchFloor(b *testing.B, relay bool) {
+	cs := floorClient(b, relay)
 	args := map[string]any{"src": "1 + 2"}
 	callTool(b, cs, "shoal_exec", args)
 	samples := make([]time.Duration, 0, b.N)
@@ -92,8 +167,10 @@ func BenchmarkMCPClientFloor(b *testing.B) {
 
 // The canned server answers as the benchmark expects (so the floor measures a real exchange).
 func TestMCPClientFloorAnswers(t *testing.T) {
-	res := callTool(t, floorClient(t), "shoal_exec", map[string]any{"src": "1 + 2"})
-	if res.IsError || len(res.Content) != 2 || structured(t, res)["ref"] != "out:1" {
-		t.Fatalf("floor result %+v", res)
+	for _, relay := range []bool{false, true} {
+		res := callTool(t, floorClient(t, relay), "shoal_exec", map[string]any{"src": "1 + 2"})
+		if res.IsError || len(res.Content) != 2 || structured(t, res)["ref"] != "out:1" {
+			t.Fatalf("relay %v: floor result %+v", relay, res)
+		}
 	}
 }
