@@ -73,7 +73,8 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 	r.Register("resources/read", jsonrpc.HandlerFunc(s.readResource))
 	r.Register("resources/subscribe", jsonrpc.HandlerFunc(s.subscribe))
 	r.Register("resources/unsubscribe", jsonrpc.HandlerFunc(s.unsubscribe))
-	s.conn = jsonrpc.NewConn(pollable(in), out, &jsonrpc.Options{Mode: jsonrpc.ModeConcurrent, Handler: r, Logger: s.log})
+	in, out = stdio(in, out)
+	s.conn = jsonrpc.NewConn(in, out, &jsonrpc.Options{Mode: jsonrpc.ModeConcurrent, Handler: r, Logger: s.log})
 	return s.conn.Run(ctx)
 }
 

@@ -4,4 +4,4 @@ package mcp
 
 import "io"
 
-func pollable(in io.Reader) io.Reader { return in }
+func stdio(in io.Reader, out io.Writer) (io.Reader, io.Writer) { return in, out }

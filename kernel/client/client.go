@@ -39,6 +39,9 @@ func Dial(ctx context.Context, path string, opts *Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to kernel %s: %w", path, err)
 	}
+	if q := jsonrpc.QuietIO(c); q != nil {
+		return New(q, opts), nil
+	}
 	return New(c, opts), nil
 }
 
