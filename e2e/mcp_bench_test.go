@@ -48,7 +48,7 @@ func BenchmarkMCPColdStart(b *testing.B) {
 
 func benchExec(b *testing.B, src string) {
 	sb := newSandbox(b)
-	cs := mcpClient(b, sb, nil, nil)
+	cs := mcpClient(b, sb, strings.Fields(os.Getenv("BENCH_MCP_ENV")), nil)
 	b.Cleanup(func() { stopKernel(b, sb.socket()) })
 	callTool(b, cs, "shoal_exec", map[string]any{"src": src}) // warm: kernel started, session made
 	samples := make([]time.Duration, 0, b.N)
