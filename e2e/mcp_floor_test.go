@@ -174,3 +174,34 @@ func TestMCPClientFloorAnswers(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMCPPaced: one tools/call every 10 ms, as an agent that thinks between calls makes
+// them, so every process of the chain is idle when a call arrives. Shoal's shoal_exec
+// {src:"1 + 2"} beside the two floors measured the same way; on a VM whose idle vCPUs halt,
+// the wakeups alone cost more than the back-to-back figures.
+func BenchmarkMCPPaced(b *testing.B) {
+	args := map[string]any{"src": "1 + 2"}
+	run := func(b *testing.B, cs *mcp.ClientSession) {
+		callTool(b, cs, "shoal_exec", args)
+		samples := make([]time.Duration, 0, b.N)
+		b.ResetTimer()
+		for range b.N {
+			time.Sleep(10 * time.Millisecond)
+			start := time.Now()
+			res := callTool(b, cs, "shoal_exec", args)
+			samples = append(samples, time.Since(start))
+			if res.IsError {
+				b.Fatal(text(res))
+			}
+		}
+		reportP50(b, samples, "p50-µs")
+	}
+	b.Run("client-floor", func(b *testing.B) { run(b, floorClient(b, false)) })
+	b.Run("relay-floor", func(b *testing.B) { run(b, floorClient(b, true)) })
+	b.Run("shoal", func(b *testing.B) {
+		sb := newSandbox(b)
+		cs := mcpClient(b, sb, nil, nil)
+		b.Cleanup(func() { stopKernel(b, sb.socket()) })
+		run(b, cs)
+	})
+}
