@@ -168,3 +168,18 @@ func rawCall(socket, method, params string) (string, error) {
 		}
 	}
 }
+
+// dialWhenListening connects to the Unix socket at path as soon as a process started by the
+// test listens on it, trying every millisecond for up to within.
+func dialWhenListening(tb testing.TB, path string, within time.Duration) net.Conn {
+	tb.Helper()
+	for deadline := time.Now().Add(within); ; time.Sleep(time.Millisecond) {
+		c, err := net.Dial("unix", path)
+		if err == nil {
+			return c
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("nothing listened on %s within %v: %v", path, within, err)
+		}
+	}
+}

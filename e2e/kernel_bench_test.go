@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"net"
 	"syscall"
 	"testing"
 	"time"
@@ -25,15 +24,7 @@ func BenchmarkKernelExecIdle(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Cleanup(func() { k.Process.Signal(syscall.SIGTERM); k.Wait() }) // our child: reap it
-			var c net.Conn
-			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-				var err error
-				if c, err = net.Dial("unix", sb.socket()); err == nil {
-					break
-				} else if time.Now().After(deadline) {
-					b.Fatal(err)
-				}
-			}
+			c := dialWhenListening(b, sb.socket(), 10*time.Second)
 			defer c.Close()
 			rl := &rawLines{w: c, r: bufio.NewReader(c)}
 			rl.call(b, "session.attach", `{"session":"default","token":null,"client":{"kind":"mcp","tty":false}}`)

@@ -120,14 +120,7 @@ func floorClient(tb testing.TB, relay bool) *mcp.ClientSession {
 			tb.Fatal(err)
 		}
 		tb.Cleanup(func() { echo.Process.Kill(); echo.Wait() })
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-			if c, err := net.Dial("unix", sock); err == nil {
-				c.Close() // the echo is listening (it serves one connection at a time)
-				break
-			} else if time.Now().After(deadline) {
-				tb.Fatalf("echo socket: %v", err)
-			}
-		}
+		dialWhenListening(tb, sock, 5*time.Second).Close() // the echo serves one connection at a time
 		cmd.Env = append(cmd.Env, relayEnv+"="+sock)
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "floor", Version: "1"}, nil)
@@ -148,22 +141,7 @@ func BenchmarkMCPClientFloor(b *testing.B) { benchFloor(b, false) }
 // minus this is what Shoal's own work costs.
 func BenchmarkMCPRelayFloor(b *testing.B) { benchFloor(b, true) }
 
-func benchFloor(b *testing.B, relay bool) {
-	cs := floorClient(b, relay)
-	args := map[string]any{"src": "1 + 2"}
-	callTool(b, cs, "shoal_exec", args)
-	samples := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		start := time.Now()
-		res := callTool(b, cs, "shoal_exec", args)
-		samples = append(samples, time.Since(start))
-		if res.IsError || len(res.Content) != 2 {
-			b.Fatalf("floor result %+v", res)
-		}
-	}
-	reportP50(b, samples, "p50-µs")
-}
+func benchFloor(b *testing.B, relay bool) { timeCalls(b, floorClient(b, relay), "1 + 2", 0) }
 
 // The canned server answers as the benchmark expects (so the floor measures a real exchange).
 func TestMCPClientFloorAnswers(t *testing.T) {
@@ -180,28 +158,13 @@ func TestMCPClientFloorAnswers(t *testing.T) {
 // {src:"1 + 2"} beside the two floors measured the same way; on a VM whose idle vCPUs halt,
 // the wakeups alone cost more than the back-to-back figures.
 func BenchmarkMCPPaced(b *testing.B) {
-	args := map[string]any{"src": "1 + 2"}
-	run := func(b *testing.B, cs *mcp.ClientSession) {
-		callTool(b, cs, "shoal_exec", args)
-		samples := make([]time.Duration, 0, b.N)
-		b.ResetTimer()
-		for range b.N {
-			time.Sleep(10 * time.Millisecond)
-			start := time.Now()
-			res := callTool(b, cs, "shoal_exec", args)
-			samples = append(samples, time.Since(start))
-			if res.IsError {
-				b.Fatal(text(res))
-			}
-		}
-		reportP50(b, samples, "p50-µs")
-	}
-	b.Run("client-floor", func(b *testing.B) { run(b, floorClient(b, false)) })
-	b.Run("relay-floor", func(b *testing.B) { run(b, floorClient(b, true)) })
+	const pause = 10 * time.Millisecond
+	b.Run("client-floor", func(b *testing.B) { timeCalls(b, floorClient(b, false), "1 + 2", pause) })
+	b.Run("relay-floor", func(b *testing.B) { timeCalls(b, floorClient(b, true), "1 + 2", pause) })
 	b.Run("shoal", func(b *testing.B) {
 		sb := newSandbox(b)
 		cs := mcpClient(b, sb, nil, nil)
 		b.Cleanup(func() { stopKernel(b, sb.socket()) })
-		run(b, cs)
+		timeCalls(b, cs, "1 + 2", pause)
 	})
 }

@@ -254,16 +254,7 @@ func TestSecurityRequireTokenRevoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		if c, err := net.Dial("unix", sock); err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("kernel never listened")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	dialWhenListening(t, sock, 20*time.Second).Close()
 	if _, err := rawCall(sock, "parse", `{"src":"1"}`); err != nil {
 		t.Fatal(err)
 	}
