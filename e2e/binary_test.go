@@ -23,9 +23,13 @@ var (
 )
 
 // shoalBinary builds bin/shoal once per test run into a temporary
-// directory removed when the tests end.
+// directory removed when the tests end. SHOAL_E2E_BINARY names a prebuilt
+// binary to use instead, to compare two builds with the same tests.
 func shoalBinary(t testing.TB) string {
 	t.Helper()
+	if bin := os.Getenv("SHOAL_E2E_BINARY"); bin != "" {
+		return bin
+	}
 	buildOnce.Do(func() {
 		buildDir, buildErr = os.MkdirTemp("", "shoal-e2e-bin")
 		if buildErr != nil {

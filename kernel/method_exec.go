@@ -112,19 +112,18 @@ func (s *Server) execTask(ctx context.Context, cs *connState, a *attachment, src
 	wait := time.Duration(max(*p.TimeoutMs, 0)) * time.Millisecond
 	timedOut := handle
 	timedOut.TimedOut = true
-	// On an idle session the task runs right here, and the handle is answered early, from a
-	// timer, only if it is still running when timeout_ms is up (or the client goes away); the
-	// connection then serves its next requests on another worker while the task goes on. A
-	// quick exec so costs no worker goroutine, no hand-over and no wakeup of a waiter.
-	answer := func() { jsonrpc.AnswerEarly(ctx, timedOut) }
-	timer := time.AfterFunc(wait, answer)
-	stopCtx := context.AfterFunc(ctx, answer)
+	// On an idle session the task runs right here, and the handle is answered early only if
+	// it is still running when timeout_ms is up (or the client goes away); the connection then
+	// serves its next requests on another worker while the task goes on. A quick exec so costs
+	// no worker goroutine, no hand-over, no wakeup of a waiter and no timer of its own.
+	stopLate := jsonrpc.AnswerAfter(ctx, wait, timedOut)
+	stopCtx := context.AfterFunc(ctx, func() { jsonrpc.AnswerEarly(ctx, timedOut) })
 	if a.sess.runNow(j) {
-		timer.Stop()
+		stopLate()
 		stopCtx()
 		return t.result() // discarded if the handle went out already
 	}
-	timer.Stop()
+	stopLate()
 	stopCtx()
 	// The session is busy: the task queues behind its work, and this handler waits.
 	a.sess.submit(j)

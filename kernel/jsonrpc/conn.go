@@ -92,10 +92,12 @@ type Conn struct {
 	// reader starts another reader goroutine when the current one is taken over (see
 	// serveInline); set by run.
 	reader func()
-	// inline is the item the reader is serving itself, if any; takeover fires after
-	// takeoverAfter, or at once when a handler calls or answers early.
+	// inline is the item the reader is serving itself, if any; it is taken over after
+	// takeoverAfter (see takeoverTick), or at once when a handler calls or answers early.
 	inline   atomic.Pointer[running]
 	takeover *time.Timer
+	armed    atomic.Bool  // takeover is pending (or its tick is running)
+	arms     atomic.Int64 // how often takeover was armed, for tests
 }
 
 type connKey struct{}
@@ -219,11 +221,7 @@ func (c *Conn) run(ctx context.Context) error {
 		end:   make(chan error, 1),
 	}
 	c.reader = func() { go c.readLoop(rd) }
-	c.takeover = time.AfterFunc(time.Hour, func() {
-		if r := c.inline.Load(); r != nil {
-			c.takeOver(r)
-		}
-	})
+	c.takeover = time.AfterFunc(time.Hour, c.takeoverTick)
 	c.takeover.Stop()
 	c.reader()
 	readErr := <-rd.end
@@ -235,11 +233,6 @@ func (c *Conn) run(ctx context.Context) error {
 	}
 	return readErr
 }
-
-// takeoverAfter is how long the reader serves an item itself before another goroutine goes on
-// reading: long enough that a quick request never pays for a second goroutine, short enough
-// that a disconnect or a cancellation behind a long request is seen at once.
-const takeoverAfter = 2 * time.Millisecond
 
 // reading is the state the reader role carries from one goroutine to the next.
 type reading struct {
@@ -355,38 +348,6 @@ func (c *Conn) order(rd *reading, w work) (lost, stop bool) {
 	}
 }
 
-// serveInline serves w on the reader goroutine. If it is still running after takeoverAfter
-// (or its handler calls the peer, or answers early) another goroutine becomes the reader and
-// this one ends with the handler; serveInline then reports lost.
-func (c *Conn) serveInline(w work) (lost bool) {
-	c.omu.Lock()
-	if w.reply != nil {
-		c.perform(w, nil)
-		c.releaseOrdered()
-		return false
-	}
-	run := &running{conn: c, req: w.req, ordered: true, byReader: true}
-	run.reading.Store(readerServing)
-	c.owg.Add(1)
-	c.inline.Store(run)
-	c.takeover.Reset(takeoverAfter)
-	early := c.perform(w, run)
-	c.takeover.Stop()
-	c.inline.CompareAndSwap(run, nil)
-	if !early {
-		c.releaseOrdered()
-		c.owg.Done()
-	}
-	return !run.reading.CompareAndSwap(readerServing, readerDone)
-}
-
-// takeOver starts a new reader if r's reader still serves it.
-func (c *Conn) takeOver(r *running) {
-	if r.reading.CompareAndSwap(readerServing, readerTaken) {
-		c.reader()
-	}
-}
-
 // releaseOrdered ends the current ordered item, letting the next one run.
 func (c *Conn) releaseOrdered() {
 	c.omu.Unlock()
@@ -462,7 +423,9 @@ type running struct {
 	byReader bool // served by the reader goroutine itself
 	cancel   context.CancelFunc
 	state    atomic.Int32
-	reading  atomic.Int32 // byReader: whether its goroutine is still the reader
+	reading  atomic.Int32               // byReader: whether its goroutine is still the reader
+	start    time.Time                  // byReader: when the reader began serving it
+	late     atomic.Pointer[lateAnswer] // byReader: an answer due after a while, see AnswerAfter
 }
 
 const (
@@ -672,6 +635,7 @@ func (c *Conn) isClosed() bool {
 // shutdown fails outstanding Calls and marks the connection closed; it runs once Run ends.
 func (c *Conn) shutdown() {
 	c.cancel()
+	c.takeover.Stop()
 	c.mu.Lock()
 	c.closed = true
 	for k, ch := range c.pending {
