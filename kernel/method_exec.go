@@ -78,7 +78,7 @@ func (s *Server) handleExec(ctx context.Context, cs *connState, a *attachment, p
 	if rep == nil { // the evaluation panicked; the worker logged it
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: evaluation panicked")
 	}
-	return rep.res, nil
+	return execJSON{rep.res}, nil
 }
 
 // execTask runs the exec as task:N and answers with the handle (async), or after waiting up
@@ -149,7 +149,7 @@ func (t *task) result() (any, error) {
 	if rep == nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: evaluation panicked")
 	}
-	return rep.res, nil
+	return execJSON{rep.res}, nil
 }
 
 // publishTaskEnd announces a task's terminal state on task.N.

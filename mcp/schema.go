@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/shoal-sh/shoal/kernel/jsonrpc"
 )
 
 // schema is the subset of JSON Schema our literal tool schemas use. It is
@@ -133,16 +135,10 @@ func (s *schema) validate(v any, path string) error {
 	return nil
 }
 
-// decodeArgs decodes tool arguments keeping numbers exact.
+// decodeArgs decodes tool arguments keeping numbers exact (as json.Number).
 func decodeArgs(raw json.RawMessage) (any, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return map[string]any{}, nil
 	}
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
+	return jsonrpc.DecodeAny(raw)
 }

@@ -151,29 +151,23 @@ func progress(ctx context.Context, n float64, msg string) {
 }
 
 func (s *Server) callTool(ctx context.Context, req *jsonrpc.Request) (any, error) {
-	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		Meta      struct {
-			ProgressToken json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
-	}
-	if err := jsonrpc.DecodeParams(req.Params, &p); err != nil {
+	p, err := decodeCallParams(req.Params)
+	if err != nil {
 		return nil, err
 	}
-	t, ok := toolByName[p.Name]
+	t, ok := toolByName[p.name]
 	if !ok {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", p.Name)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", p.name)
 	}
-	args, err := decodeArgs(p.Arguments)
+	args, err := decodeArgs(p.arguments)
 	if err != nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid arguments: %v", err)
 	}
 	if err := t.in.validate(args, "arguments"); err != nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, err.Error(), map[string]string{"tool": t.name})
 	}
-	if len(p.Meta.ProgressToken) > 0 && string(p.Meta.ProgressToken) != "null" {
-		ctx = context.WithValue(ctx, progressKey{}, progressTarget{s.conn, p.Meta.ProgressToken})
+	if len(p.progressToken) > 0 && string(p.progressToken) != "null" {
+		ctx = context.WithValue(ctx, progressKey{}, progressTarget{s.conn, p.progressToken})
 	}
 	raw, err := t.run(ctx, s, args.(map[string]any))
 	if err != nil {
@@ -187,33 +181,43 @@ func (s *Server) callTool(ctx context.Context, req *jsonrpc.Request) (any, error
 
 // toolResult is a successful tools/call reply (AGENT-SURFACE §3.3).
 func toolResult(raw json.RawMessage) *callResult {
-	var top struct {
-		URI    string          `json:"uri"`
-		Ref    string          `json:"ref"`
-		Render *string         `json:"render"`
-		Value  json.RawMessage `json:"value"`
-	}
-	_ = json.Unmarshal(raw, &top)
-	uri := top.URI
-	if uri == "" && len(top.Value) > 0 && top.Value[0] == '{' {
-		var v struct {
-			URI string `json:"uri"`
+	var uri, ref, render string
+	var value json.RawMessage
+	hasRender := false
+	// The kernel's result was validated with its frame; its top-level members are all
+	// that is needed here, so they are picked out without decoding the value.
+	_ = jsonrpc.Members(raw, func(k string, v json.RawMessage) error {
+		switch k {
+		case "uri":
+			uri, _ = jsonrpc.String(v)
+		case "ref":
+			ref, _ = jsonrpc.String(v)
+		case "render":
+			render, hasRender = jsonrpc.String(v)
+			hasRender = hasRender && string(v) != "null"
+		case "value":
+			value = v
 		}
-		_ = json.Unmarshal(top.Value, &v)
-		uri = v.URI
+		return nil
+	})
+	if uri == "" && len(value) > 0 && value[0] == '{' {
+		_ = jsonrpc.Members(value, func(k string, v json.RawMessage) error {
+			if k == "uri" {
+				uri, _ = jsonrpc.String(v)
+			}
+			return nil
+		})
 	}
-	if uri == "" && top.Ref != "" {
-		uri = refURI(top.Ref)
+	if uri == "" && ref != "" {
+		uri = refURI(ref)
 	}
-	var text string
-	if top.Render != nil {
-		text = *top.Render
-	} else {
+	text := render
+	if !hasRender {
 		text = prettyJSON(raw)
 	}
 	res := &callResult{Content: []any{textContent{Type: "text", Text: proto.BoundText(text, uri)}}, StructuredContent: raw}
 	if uri != "" {
-		name := top.Ref
+		name := ref
 		if name == "" {
 			name = uriRef(uri)
 		}

@@ -564,6 +564,10 @@ func (c *Conn) Call(ctx context.Context, method string, params any, result any) 
 		if resp.Error != nil {
 			return resp.Error
 		}
+		if raw, ok := result.(*json.RawMessage); ok {
+			*raw = resp.Result // validated by the frame scan, and a copy of its own
+			return nil
+		}
 		if result != nil && resp.Result != nil {
 			if err := json.Unmarshal(resp.Result, result); err != nil {
 				return fmt.Errorf("call %s: decode result: %w", method, err)

@@ -272,6 +272,9 @@ func appendRequest(b []byte, id json.RawMessage, method string, params json.RawM
 // without the trailing newline json.Encoder adds. A json.RawMessage passes through unchanged
 // apart from validation and compaction.
 func marshal(v any) (json.RawMessage, error) {
+	if a, ok := v.(Appender); ok {
+		return a.AppendJSON(nil), nil
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
