@@ -552,6 +552,18 @@ quotas.ptys = 2
 		t.Errorf("deny data = %s", e.Data)
 	}
 	a := ptyOpen(t, c, proto.PTYOpenParams{Cmd: "cat"})
+	// The pinned program really runs (through the sandbox helper, which this test binary
+	// serves, see TestMain): cat writes the line back.
+	mustCall[proto.PTYSendResult](t, c, proto.MethodPTYSend, proto.PTYSendParams{PTYID: a.PTYID, Input: json.RawMessage(`["pinned-pty",{"key":"Enter"}]`)})
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		rd := ptyRead(t, c, proto.PTYReadParams{PTYID: a.PTYID, WaitMs: ptr(200)})
+		if countLines(rd.Screen, "pinned-pty") == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pinned cat did not echo: %q", rd.Screen)
+		}
+	}
 	ptyOpen(t, c, proto.PTYOpenParams{Cmd: "cat"})
 	_, err = call[proto.PTYOpenResult](t, c, proto.MethodPTYOpen, proto.PTYOpenParams{Cmd: "cat"})
 	if e := wantCode(t, err, proto.CodeResourceLimit); obj(t, e.Data)["limit"] != float64(2) {
