@@ -74,6 +74,7 @@ type Journal struct {
 	// its size, the last LSN, the next entry id and event seqs, and the unfinished entries.
 	logMu      sync.Mutex
 	redo       *os.File
+	redoFd     uintptr // redo's descriptor, for appendRedo
 	redoSize   int64
 	held       []byte // encoded records not yet written (see appendLog)
 	lastLSN    int64

@@ -252,7 +252,7 @@ func (j *Journal) appendLog(rec *redoRecord) error {
 		j.held = buf
 		return nil
 	}
-	_, err = j.redo.Write(buf)
+	err = appendRedo(j.redo, j.redoFd, buf)
 	j.held = buf[:0]
 	if cap(buf) > 64<<10 {
 		j.held = nil // one huge record must not pin its buffer
@@ -306,7 +306,7 @@ func (j *Journal) recover() error {
 	if err != nil {
 		return err
 	}
-	j.redo = f
+	j.redo, j.redoFd = f, f.Fd() // a regular file: Fd changes nothing about how it is used
 	if err := f.Chmod(0o600); err != nil {
 		return err
 	}

@@ -155,9 +155,19 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			s.ServeConn(ctx, c)
+			s.ServeConn(ctx, quiet(c))
 		}()
 	}
+}
+
+// quiet makes a connection's reads and writes raw system calls that leave the runtime's
+// monitor thread asleep (see jsonrpc.QuietIO); together with the redo log's raw append
+// (journal.appendRedo) a quick exec makes no call that wakes it.
+func quiet(c net.Conn) io.ReadWriteCloser {
+	if q := jsonrpc.QuietIO(c); q != nil {
+		return q
+	}
+	return c
 }
 
 // ServeConn serves one client stream (a socket, or one end of net.Pipe in tests) until it
