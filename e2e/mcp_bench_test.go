@@ -78,9 +78,15 @@ func timeCalls(b *testing.B, cs *mcp.ClientSession, src string, pause time.Durat
 // BenchmarkMCPExecArith: shoal_exec {src:"1 + 2"} (target p50 < 0.5 ms).
 func BenchmarkMCPExecArith(b *testing.B) { benchExec(b, "1 + 2") }
 
-// BenchmarkMCPExecEcho: shoal_exec {src:"^echo hi"}, a real child process
-// (target p50 < 2 ms).
+// BenchmarkMCPExecEcho: shoal_exec {src:"^echo hi"} (target p50 < 2 ms). The issue calls it a
+// real child process, but by LANGUAGE.md §9.1 `^` skips only value shadows and adapters, so
+// `^echo` is the structured builtin echo: see BenchmarkMCPExecSpawn for the child process.
 func BenchmarkMCPExecEcho(b *testing.B) { benchExec(b, "^echo hi") }
+
+// BenchmarkMCPExecSpawn: shoal_exec {src:`run("echo", "hi")`}, which always reaches the
+// external echo (§9.1): the fork, exec and wait of a real child on every call, the case the
+// issue's 2 ms target is meant for.
+func BenchmarkMCPExecSpawn(b *testing.B) { benchExec(b, `run("echo", "hi")`) }
 
 // rawLines is a minimal line-delimited JSON-RPC peer, to measure a hop without
 // any client library in the way.

@@ -21,6 +21,46 @@ const TruncationMarker = "\n[shoal: output truncated; see journal metadata]\n"
 // [Output] to pass to [Journal.Finish]. Bytes beyond the size cap are counted but not kept: the
 // blob is the prefix plus [TruncationMarker], and Meta says so.
 func (j *Journal) PutOutput(ctx context.Context, kind string, r io.Reader) (Output, error) {
+	out, err := j.storeOutput(kind, r)
+	if err != nil {
+		return Output{}, err
+	}
+	if err := j.recordBlob(ctx, out.Hash, out.Len); err != nil {
+		return Output{}, fmt.Errorf("journal put %s output: %w", kind, err)
+	}
+	return out, nil
+}
+
+// PutBytes is [Journal.PutOutput] for bytes already in memory.
+func (j *Journal) PutBytes(ctx context.Context, kind string, data []byte) (Output, error) {
+	out, err := j.StoreBytes(kind, data)
+	if err != nil {
+		return Output{}, err
+	}
+	if err := j.recordBlob(ctx, out.Hash, out.Len); err != nil {
+		return Output{}, fmt.Errorf("journal put %s output: %w", kind, err)
+	}
+	return out, nil
+}
+
+// StoreBytes is [Journal.PutBytes] without the blob's row: the finish that names the output
+// records it, in the same transaction as the output row (see finishWrite.insertOutputs), so an
+// exec does not wait for a commit of its own per new output. Use it only for outputs passed to
+// a finish; a crash before that finish is logged leaves the file without a row (wasted space,
+// as a crash in the middle of GC does).
+func (j *Journal) StoreBytes(kind string, data []byte) (Output, error) {
+	if int64(len(data)) > j.opts.MaxOutput {
+		return j.storeOutput(kind, bytes.NewReader(data))
+	}
+	hash, err := j.cas.Put(data)
+	if err != nil {
+		return Output{}, fmt.Errorf("journal put %s output: %w", kind, err)
+	}
+	return Output{Kind: kind, Hash: hash, Len: int64(len(data))}, nil
+}
+
+// storeOutput stores r's bytes, cut at the size cap, and describes them.
+func (j *Journal) storeOutput(kind string, r io.Reader) (Output, error) {
 	tr := &truncator{r: bufio.NewReader(r), left: j.opts.MaxOutput}
 	hash, n, err := j.cas.PutReader(tr)
 	if err != nil {
@@ -31,25 +71,7 @@ func (j *Journal) PutOutput(ctx context.Context, kind string, r io.Reader) (Outp
 		meta, _ := json.Marshal(OutputMeta{Truncated: true, OriginalLen: tr.total, StoredLen: n})
 		out.Meta = meta
 	}
-	if err := j.recordBlob(ctx, hash, n); err != nil {
-		return Output{}, fmt.Errorf("journal put %s output: %w", kind, err)
-	}
 	return out, nil
-}
-
-// PutBytes is [Journal.PutOutput] for bytes already in memory.
-func (j *Journal) PutBytes(ctx context.Context, kind string, data []byte) (Output, error) {
-	if int64(len(data)) <= j.opts.MaxOutput {
-		hash, err := j.cas.Put(data)
-		if err != nil {
-			return Output{}, fmt.Errorf("journal put %s output: %w", kind, err)
-		}
-		if err := j.recordBlob(ctx, hash, int64(len(data))); err != nil {
-			return Output{}, fmt.Errorf("journal put %s output: %w", kind, err)
-		}
-		return Output{Kind: kind, Hash: hash, Len: int64(len(data))}, nil
-	}
-	return j.PutOutput(ctx, kind, bytes.NewReader(data))
 }
 
 // recordBlob adds the blob's metadata row after the bytes are safely in the store. It
@@ -58,8 +80,7 @@ func (j *Journal) recordBlob(ctx context.Context, hash string, n int64) error {
 	ctx = context.WithoutCancel(ctx)
 	raw, _ := hex.DecodeString(hash)
 	now := j.opts.Now().UnixNano()
-	_, err := j.exec(ctx, `INSERT INTO blob (hash, stored_len, created_ns, last_access_ns) VALUES (?, ?, ?, ?)
-		ON CONFLICT (hash) DO UPDATE SET last_access_ns = excluded.last_access_ns`, raw, n, now, now)
+	_, err := j.exec(ctx, sqlBlob, raw, n, now, now)
 	return err
 }
 

@@ -95,6 +95,8 @@ const (
 		dur_ns, status, ok, opaque, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlFinish = `UPDATE entry SET dur_ns = ?, status = ?, ok = ?, opaque = ?, meta = ? WHERE id = ? AND ok IS NULL`
 	sqlOutput = `INSERT INTO output (entry_id, kind, hash, len, meta) VALUES (?, ?, ?, ?, ?)` // and more rows: sqlRows
+	sqlBlob   = `INSERT INTO blob (hash, stored_len, created_ns, last_access_ns) VALUES (?, ?, ?, ?)
+		ON CONFLICT (hash) DO UPDATE SET last_access_ns = excluded.last_access_ns`
 )
 
 // Begin records the start of an exec or statement and returns its id. The row is visible at
@@ -226,6 +228,7 @@ type finishWrite struct {
 	status any
 	meta   any
 	rows   []outputRow
+	now    int64 // when it was prepared: the access time of its blobs
 }
 
 type outputRow struct {
@@ -237,7 +240,7 @@ type outputRow struct {
 
 // prepareFinish validates f and converts it to column values, outside the writer.
 func (j *Journal) prepareFinish(id int64, f ExecFinish) (*finishWrite, error) {
-	w := &finishWrite{j: j, id: id, f: f, rows: make([]outputRow, 0, len(f.Outputs))}
+	w := &finishWrite{j: j, id: id, f: f, rows: make([]outputRow, 0, len(f.Outputs)), now: j.opts.Now().UnixNano()}
 	for _, o := range f.Outputs {
 		switch o.Kind {
 		case OutputValue, OutputRender, OutputStdout, OutputStderr:
@@ -287,10 +290,17 @@ func (w *finishWrite) apply(tx *sql.Tx) error {
 	return w.insertOutputs(tx)
 }
 
-// insertOutputs stores the finish's output rows.
+// insertOutputs stores the finish's output rows and records their blobs (see
+// [Journal.StoreBytes]; for a blob recorded already, only its access time moves).
 func (w *finishWrite) insertOutputs(tx *sql.Tx) error {
 	if len(w.rows) == 0 {
 		return nil
+	}
+	blob := tx.Stmt(w.j.blobRow)
+	for _, r := range w.rows {
+		if _, err := blob.Exec(r.hash, r.len, w.now, w.now); err != nil {
+			return fmt.Errorf("blob: %w", err)
+		}
 	}
 	if n := len(w.rows); n < len(w.j.outputs) {
 		// One statement for all of them: most of a small write's cost is per statement.

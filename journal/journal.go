@@ -63,6 +63,7 @@ type Journal struct {
 	begin, finish      *sql.Stmt
 	beginDone          *sql.Stmt
 	outputs            [5]*sql.Stmt // outputs[n] inserts n output rows (n ≥ 1)
+	blobRow            *sql.Stmt    // records a blob an output names
 	events             [3]*sql.Stmt // events[n] inserts n channel_event rows (n ≥ 1)
 	maxSeq, transcript *sql.Stmt
 	ck                 *sql.DB       // the checkpointer's connection
@@ -183,7 +184,7 @@ func (j *Journal) open() error {
 	if err := r.Ping(); err != nil {
 		return err
 	}
-	store, err := cas.Open(j.opts.CASDir, &cas.Options{NoSync: j.opts.NoSyncBlobs})
+	store, err := cas.Open(j.opts.CASDir, &cas.Options{NoSync: j.opts.NoSyncBlobs, DeferSync: true})
 	if err != nil {
 		return err
 	}
@@ -273,6 +274,9 @@ func (j *Journal) prepare() error {
 	if j.beginDone, err = j.w.Prepare(sqlBeginDone); err != nil {
 		return err
 	}
+	if j.blobRow, err = j.w.Prepare(sqlBlob); err != nil {
+		return err
+	}
 	for n := 1; n < len(j.outputs); n++ {
 		if j.outputs[n], err = j.w.Prepare(sqlRows(sqlOutput, n)); err != nil {
 			return err
@@ -322,7 +326,7 @@ func (j *Journal) Close() error {
 			errs = append(errs, j.redo.Close())
 		}
 	})
-	stmts := append([]*sql.Stmt{j.begin, j.finish, j.beginDone, j.maxSeq, j.transcript, j.setApplied}, j.outputs[:]...)
+	stmts := append([]*sql.Stmt{j.begin, j.finish, j.beginDone, j.blobRow, j.maxSeq, j.transcript, j.setApplied}, j.outputs[:]...)
 	for _, st := range append(stmts, j.events[:]...) {
 		if st != nil {
 			errs = append(errs, st.Close())

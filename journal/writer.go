@@ -204,6 +204,14 @@ func (j *Journal) writer() {
 // lsn > 0 is the highest redo record in the batch, recorded as applied in the same
 // transaction. whole reports a failure of the transaction itself, as opposed to single ops.
 func (j *Journal) commit(batch []*writeOp, lsn int64) (errs []error, whole error) {
+	// Blobs stored since the last commit (their fsyncs deferred, see cas.Options.DeferSync)
+	// reach the disk before any row of this transaction that names them can.
+	if j.cas != nil && j.cas.Pending() {
+		if err := j.cas.Flush(); err != nil {
+			err = fmt.Errorf("flush blobs: %w", err)
+			return failAll(make([]error, len(batch)), err), err
+		}
+	}
 	if errs, whole, ok := j.commitFast(batch, lsn); ok {
 		return errs, whole
 	}

@@ -16,6 +16,9 @@ type Journal interface {
 	Finish(ctx context.Context, id int64, f JournalFinish) error
 	// PutOutput stores data in the CAS and describes it as an output of kind.
 	PutOutput(ctx context.Context, kind string, data []byte) (JournalOutput, error)
+	// StoreOutput is PutOutput for an output that a Finish will name: the blob's own record
+	// comes with that Finish instead of costing the exec a write of its own.
+	StoreOutput(ctx context.Context, kind string, data []byte) (JournalOutput, error)
 	// Blob reads a stored blob by its 64-hex hash; unknown ⇒ an error wrapping ErrNotFound.
 	Blob(ctx context.Context, hash string) ([]byte, error)
 	// BlobVisible reports whether hash is an output of a row the principal may read (any

@@ -69,6 +69,10 @@ func (m *memJournal) Finish(_ context.Context, id int64, f JournalFinish) error 
 	return nil
 }
 
+func (m *memJournal) StoreOutput(ctx context.Context, kind string, data []byte) (JournalOutput, error) {
+	return m.PutOutput(ctx, kind, data)
+}
+
 func (m *memJournal) PutOutput(_ context.Context, kind string, data []byte) (JournalOutput, error) {
 	sum := blake3.Sum256(data)
 	h := fmt.Sprintf("%x", sum[:])

@@ -77,6 +77,14 @@ func (s *sqlJournal) PutOutput(ctx context.Context, kind string, data []byte) (J
 	return JournalOutput{Kind: o.Kind, Hash: o.Hash, Len: o.Len}, nil
 }
 
+func (s *sqlJournal) StoreOutput(_ context.Context, kind string, data []byte) (JournalOutput, error) {
+	o, err := s.j.StoreBytes(kind, data)
+	if err != nil {
+		return JournalOutput{}, err
+	}
+	return JournalOutput{Kind: o.Kind, Hash: o.Hash, Len: o.Len}, nil
+}
+
 func (s *sqlJournal) Blob(_ context.Context, hash string) ([]byte, error) {
 	b, err := s.j.Blobs().Get(hash)
 	if errors.Is(err, cas.ErrNotFound) || errors.Is(err, cas.ErrInvalidHash) {

@@ -243,7 +243,7 @@ func (s *Server) recordOutputs(ctx context.Context, fin *JournalFinish, v value.
 			fin.Outputs = append(fin.Outputs, o)
 			return
 		}
-		o, err := s.journal.PutOutput(ctx, kind, data)
+		o, err := s.journal.StoreOutput(ctx, kind, data)
 		if err != nil {
 			s.log.Error("kernel: store output", "kind", kind, "error", err)
 			return

@@ -3,8 +3,11 @@
 //
 // Writes go to a temporary file that is fsynced and renamed into place, so a crash (even
 // kill -9 or power loss after the directory sync) never leaves a torn blob under a real name.
-// Every read re-hashes the content and refuses a mismatch, and a malformed hash is rejected
-// before any path is built from it.
+// With DeferSync the two fsyncs are left to the next Flush instead (the journal flushes before
+// each commit): a process crash still loses nothing, as the bytes are in the page cache, and a
+// power loss before the Flush can leave a blob missing or torn under its name. Every read
+// re-hashes the content and refuses a mismatch, storing the same content again heals it, and
+// a malformed hash is rejected before any path is built from it.
 //
 // Imports: the standard library, github.com/zeebo/blake3 and github.com/klauspost/compress/zstd.
 // This package is a leaf.
@@ -19,6 +22,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -53,15 +57,23 @@ type Options struct {
 	// NoSync skips fsync of blobs and directories. Only for benchmarks and tests that do not
 	// care about crash safety.
 	NoSync bool
+	// DeferSync leaves the fsyncs of a new blob and its directory to the next [Store.Flush]
+	// (or Close), so that a Put costs no disk flush: about a millisecond per blob on the CI
+	// machine, on the path of every exec that stores a new output.
+	DeferSync bool
 }
 
 // Store is a blob store rooted at one directory. It is safe for concurrent use, including
 // concurrent Puts of the same content.
 type Store struct {
-	root string
-	sync bool
-	enc  *zstd.Encoder // EncodeAll is safe for concurrent use
-	dec  *zstd.Decoder // DecodeAll is safe for concurrent use
+	root      string
+	sync      bool
+	deferSync bool
+	enc       *zstd.Encoder // EncodeAll is safe for concurrent use
+	dec       *zstd.Decoder // DecodeAll is safe for concurrent use
+
+	pmu     sync.Mutex
+	pending []string // DeferSync: blobs renamed into place but not yet synced
 }
 
 // Open opens (creating with mode 0700 if needed) the store rooted at dir and removes stale
@@ -83,15 +95,65 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open cas %s: zstd decoder: %w", dir, err)
 	}
-	s := &Store{root: dir, sync: !o.NoSync, enc: enc, dec: dec}
+	s := &Store{root: dir, sync: !o.NoSync, deferSync: !o.NoSync && o.DeferSync, enc: enc, dec: dec}
 	s.sweepTmp()
 	return s, nil
 }
 
-// Close releases the compressor state. Blobs already written stay valid.
+// Close flushes deferred syncs and releases the compressor state. Blobs already written stay
+// valid.
 func (s *Store) Close() error {
+	ferr := s.Flush()
 	s.dec.Close()
-	return s.enc.Close()
+	return errors.Join(ferr, s.enc.Close())
+}
+
+// Pending reports whether blobs wait for a Flush.
+func (s *Store) Pending() bool {
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	return len(s.pending) > 0
+}
+
+// Flush makes the blobs stored since the last Flush durable: each file, then each directory
+// that received one. A blob removed meanwhile is skipped; one that fails stays pending, for
+// the next Flush to retry.
+func (s *Store) Flush() error {
+	s.pmu.Lock()
+	paths := s.pending
+	s.pending = nil
+	s.pmu.Unlock()
+	var errs []error
+	var failed []string
+	dirs := map[string][]string{} // directory -> its blobs
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err == nil {
+			err = f.Sync()
+			f.Close()
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("cas flush %s: %w", filepath.Base(p), err))
+			failed = append(failed, p)
+			continue
+		}
+		dirs[filepath.Dir(p)] = append(dirs[filepath.Dir(p)], p)
+	}
+	for d, ps := range dirs {
+		if err := syncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("cas flush %s: %w", d, err))
+			failed = append(failed, ps...)
+		}
+	}
+	if len(failed) > 0 {
+		s.pmu.Lock()
+		s.pending = append(s.pending, failed...)
+		s.pmu.Unlock()
+	}
+	return errors.Join(errs...)
 }
 
 // Root returns the directory the store lives in.
@@ -219,7 +281,8 @@ func (s *Store) present(h string, size int64) bool {
 	return err == nil && n == size
 }
 
-// install writes a blob through a temporary file: write, fsync, rename, fsync the directory.
+// install writes a blob through a temporary file: write, fsync, rename, fsync the directory
+// (with DeferSync: write, rename, and both fsyncs at the next Flush).
 // Concurrent installs of the same hash are harmless: rename is atomic and both files hold the
 // same bytes.
 func (s *Store) install(h string, write func(*os.File) error) (err error) {
@@ -240,7 +303,7 @@ func (s *Store) install(h string, write func(*os.File) error) (err error) {
 	if err := write(tmp); err != nil {
 		return fmt.Errorf("cas put %s: write: %w", h, err)
 	}
-	if s.sync {
+	if s.sync && !s.deferSync {
 		if err := tmp.Sync(); err != nil {
 			return fmt.Errorf("cas put %s: sync: %w", h, err)
 		}
@@ -251,7 +314,12 @@ func (s *Store) install(h string, write func(*os.File) error) (err error) {
 	if err := os.Rename(tmp.Name(), s.path(h)); err != nil {
 		return fmt.Errorf("cas put %s: rename: %w", h, err)
 	}
-	if s.sync {
+	switch {
+	case s.deferSync:
+		s.pmu.Lock()
+		s.pending = append(s.pending, s.path(h))
+		s.pmu.Unlock()
+	case s.sync:
 		if err := syncDir(dir); err != nil {
 			return fmt.Errorf("cas put %s: sync dir: %w", h, err)
 		}

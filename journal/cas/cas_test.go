@@ -426,3 +426,41 @@ func BenchmarkGet64KiB(b *testing.B) {
 		}
 	}
 }
+
+// With DeferSync a Put leaves its fsyncs to Flush: the blob is readable at once, Flush (or
+// Close) syncs what is pending, and a blob removed meanwhile is skipped.
+func TestDeferSyncFlush(t *testing.T) {
+	t.Parallel()
+	s, err := Open(t.TempDir(), &Options{DeferSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := s.Put([]byte("alpha"))
+	b, _ := s.Put([]byte("beta"))
+	if !s.Pending() {
+		t.Fatal("nothing pending after two new blobs")
+	}
+	if got, err := s.Get(a); err != nil || string(got) != "alpha" {
+		t.Fatalf("read before flush: %q, %v", got, err)
+	}
+	if err := s.Remove(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(); err != nil || s.Pending() {
+		t.Fatalf("flush: %v, pending %v", err, s.Pending())
+	}
+	s.Put([]byte("alpha")) // present already: nothing new to sync
+	if s.Pending() {
+		t.Fatal("storing present content left a sync pending")
+	}
+	s.Put([]byte("gamma"))
+	if err := s.Close(); err != nil || s.Pending() {
+		t.Fatalf("close: %v, pending %v", err, s.Pending())
+	}
+	plain, _ := Open(t.TempDir(), nil)
+	defer plain.Close()
+	plain.Put([]byte("synced at once"))
+	if plain.Pending() {
+		t.Fatal("a store without DeferSync deferred a sync")
+	}
+}
