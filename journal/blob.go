@@ -33,9 +33,18 @@ func (j *Journal) PutOutput(ctx context.Context, kind string, r io.Reader) (Outp
 
 // PutBytes is [Journal.PutOutput] for bytes already in memory.
 func (j *Journal) PutBytes(ctx context.Context, kind string, data []byte) (Output, error) {
-	out, err := j.StoreBytes(kind, data)
-	if err != nil {
-		return Output{}, err
+	var out Output
+	if int64(len(data)) > j.opts.MaxOutput {
+		var err error
+		if out, err = j.storeOutput(kind, bytes.NewReader(data)); err != nil {
+			return Output{}, err
+		}
+	} else {
+		hash, err := j.cas.Put(data)
+		if err != nil {
+			return Output{}, fmt.Errorf("journal put %s output: %w", kind, err)
+		}
+		out = Output{Kind: kind, Hash: hash, Len: int64(len(data))}
 	}
 	if err := j.recordBlob(ctx, out.Hash, out.Len); err != nil {
 		return Output{}, fmt.Errorf("journal put %s output: %w", kind, err)
@@ -43,20 +52,93 @@ func (j *Journal) PutBytes(ctx context.Context, kind string, data []byte) (Outpu
 	return out, nil
 }
 
-// StoreBytes is [Journal.PutBytes] without the blob's row: the finish that names the output
-// records it, in the same transaction as the output row (see finishWrite.insertOutputs), so an
-// exec does not wait for a commit of its own per new output. Use it only for outputs passed to
-// a finish; a crash before that finish is logged leaves the file without a row (wasted space,
-// as a crash in the middle of GC does).
+// StoreBytes is [Journal.PutBytes] for an output that a finish will name: it costs the exec
+// neither a commit nor a file of its own. The blob's row is written with that finish, in the
+// same transaction as the output row (see finishWrite.insertOutputs). A small new blob is not
+// even written yet: it is held in memory and travels in the finish's redo record, and the
+// writer installs it in the CAS when it applies that record (a replay after a crash too), so
+// it is as safe as the finish itself. Reads find a held blob through [Journal.Blob]. Larger
+// blobs are written to the CAS at once.
 func (j *Journal) StoreBytes(kind string, data []byte) (Output, error) {
 	if int64(len(data)) > j.opts.MaxOutput {
 		return j.storeOutput(kind, bytes.NewReader(data))
+	}
+	if len(data) <= holdMax {
+		h := cas.Sum(data)
+		j.hmu.Lock()
+		_, held := j.heldBlobs[h]
+		j.hmu.Unlock()
+		if !held && !j.cas.Has(h) {
+			j.hmu.Lock()
+			if j.heldBlobs == nil {
+				j.heldBlobs = map[string][]byte{}
+			}
+			j.heldBlobs[h] = bytes.Clone(data)
+			j.hmu.Unlock()
+		}
+		return Output{Kind: kind, Hash: h, Len: int64(len(data))}, nil
 	}
 	hash, err := j.cas.Put(data)
 	if err != nil {
 		return Output{}, fmt.Errorf("journal put %s output: %w", kind, err)
 	}
 	return Output{Kind: kind, Hash: hash, Len: int64(len(data))}, nil
+}
+
+// holdMax bounds the blobs StoreBytes holds in memory and logs inline.
+const holdMax = 64 << 10
+
+// Blob reads a blob, held or stored.
+func (j *Journal) Blob(hash string) ([]byte, error) {
+	j.hmu.Lock()
+	data, ok := j.heldBlobs[hash]
+	j.hmu.Unlock()
+	if ok {
+		return bytes.Clone(data), nil
+	}
+	return j.cas.Get(hash)
+}
+
+// heldFor returns the held blobs among outs, to log with their finish.
+func (j *Journal) heldFor(outs []Output) []redoBlob {
+	j.hmu.Lock()
+	defer j.hmu.Unlock()
+	var blobs []redoBlob
+	for _, o := range outs {
+		if data, ok := j.heldBlobs[o.Hash]; ok {
+			blobs = append(blobs, redoBlob{Hash: o.Hash, Data: data})
+		}
+	}
+	return blobs
+}
+
+// installBlobs writes logged blobs to the CAS (their fsyncs come before the commit, see
+// flushBlobs) and stops holding them: readers find them on disk from here on.
+func (j *Journal) installBlobs(blobs []redoBlob) error {
+	for _, b := range blobs {
+		h, err := j.cas.Put(b.Data)
+		if err != nil {
+			return fmt.Errorf("install blob %s: %w", b.Hash, err)
+		}
+		if h != b.Hash {
+			return fmt.Errorf("install blob %s: content hashes to %s", b.Hash, h)
+		}
+		j.hmu.Lock()
+		delete(j.heldBlobs, b.Hash)
+		j.hmu.Unlock()
+	}
+	return nil
+}
+
+// installHeld writes every blob still held (one no finish ever named) to the CAS.
+func (j *Journal) installHeld() error {
+	j.hmu.Lock()
+	blobs := make([]redoBlob, 0, len(j.heldBlobs))
+	for h, data := range j.heldBlobs {
+		blobs = append(blobs, redoBlob{Hash: h, Data: data})
+	}
+	j.hmu.Unlock()
+	return j.installBlobs(blobs)
 }
 
 // storeOutput stores r's bytes, cut at the size cap, and describes them.

@@ -183,6 +183,10 @@ func (j *Journal) Finish(ctx context.Context, id int64, f ExecFinish) error {
 // for its commit.
 func (j *Journal) queueEnd(id int64, f *ExecFinish, fin *finishWrite, evs []EventAppend) (*Pending, error) {
 	p := &Pending{}
+	var blobs []redoBlob // held outputs of f (see StoreBytes), installed by whichever path applies it
+	if f != nil {
+		blobs = j.heldFor(f.Outputs)
+	}
 	op, err := j.logRecord(func(rec *redoRecord) (func(*sql.Tx) error, error) {
 		if err := j.checkEntries(evs); err != nil {
 			return nil, err
@@ -195,6 +199,9 @@ func (j *Journal) queueEnd(id int64, f *ExecFinish, fin *finishWrite, evs []Even
 		if _, open := j.unfinished[id]; f != nil && !open {
 			return func(tx *sql.Tx) error {
 				p.finishErr = nil
+				if err := j.installBlobs(blobs); err != nil {
+					return err
+				}
 				if err := fin.apply(tx); errors.Is(err, ErrNotFound) || errors.Is(err, ErrAlreadyFinished) {
 					p.finishErr = fmt.Errorf("journal finish %d: %w", id, err) // nothing written: the events still go in
 				} else if err != nil {
@@ -208,7 +215,7 @@ func (j *Journal) queueEnd(id int64, f *ExecFinish, fin *finishWrite, evs []Even
 		}
 		if f != nil {
 			delete(j.unfinished, id)
-			rec.ID, rec.Finish = id, f
+			rec.ID, rec.Finish, rec.Blobs = id, f, blobs
 		}
 		rec.Events = numbered
 		return nil, nil

@@ -56,7 +56,14 @@ type Journal struct {
 	w    *sql.DB // exactly one connection: SQLite allows one writer, and one conn avoids lock errors
 	r    *sql.DB // read-only pool
 	cas  *cas.Store
-	opts Options
+
+	// Small new outputs wait here, in memory, until the writer installs them in the CAS from
+	// the finish record that names them (see Journal.StoreBytes).
+	hmu       sync.Mutex
+	heldBlobs map[string][]byte
+
+	started bool // open got as far as starting the writer and the checkpointer
+	opts    Options
 
 	// Statements of the hot write path, prepared once on the writer: go-sqlite3 would
 	// otherwise compile the SQL on every call, a large share of a Begin+Finish.
@@ -165,6 +172,13 @@ func (j *Journal) open() error {
 	if err := j.prepare(); err != nil {
 		return err
 	}
+	// The blob store opens before the redo log is replayed: a finish record may carry blobs
+	// to install (see StoreBytes).
+	store, err := cas.Open(j.opts.CASDir, &cas.Options{NoSync: j.opts.NoSyncBlobs, DeferSync: true})
+	if err != nil {
+		return err
+	}
+	j.cas = store
 	if err := j.recover(); err != nil {
 		return err
 	}
@@ -184,11 +198,6 @@ func (j *Journal) open() error {
 	if err := r.Ping(); err != nil {
 		return err
 	}
-	store, err := cas.Open(j.opts.CASDir, &cas.Options{NoSync: j.opts.NoSyncBlobs, DeferSync: true})
-	if err != nil {
-		return err
-	}
-	j.cas = store
 	// The checkpointer's own connection: a PASSIVE checkpoint there runs beside the writer
 	// instead of inside one of its commits.
 	ck, err := sql.Open("sqlite3", fmt.Sprintf("%s?_busy_timeout=%d", fileURI(j.path), busy))
@@ -198,6 +207,7 @@ func (j *Journal) open() error {
 	j.ck = ck
 	ck.SetMaxOpenConns(1)
 	ck.SetMaxIdleConns(1)
+	j.started = true
 	go j.checkpointer()
 	go j.writer()
 	return nil
@@ -312,7 +322,7 @@ func (j *Journal) Close() error {
 		case j.wake <- struct{}{}:
 		default:
 		}
-		if j.cas != nil { // the writer and the checkpointer were started
+		if j.started { // the writer and the checkpointer were started
 			<-j.writerDone
 			close(j.ckWake)
 			<-j.ckDone
@@ -320,7 +330,7 @@ func (j *Journal) Close() error {
 		if j.redo != nil {
 			// Everything logged is applied now (the writer drained its queue): empty the log,
 			// unless the writer failed to apply it, in which case the next Open replays it.
-			if j.cas != nil && j.appliedLSN.Load() >= j.lastLSN {
+			if j.started && j.appliedLSN.Load() >= j.lastLSN {
 				j.redo.Truncate(0)
 			}
 			errs = append(errs, j.redo.Close())
@@ -342,6 +352,7 @@ func (j *Journal) Close() error {
 		errs = append(errs, j.w.Close())
 	}
 	if j.cas != nil {
+		errs = append(errs, j.installHeld()) // outputs no finish named: keep them anyway
 		errs = append(errs, j.cas.Close())
 	}
 	return errors.Join(errs...)

@@ -44,8 +44,16 @@ type redoRecord struct {
 	ID     int64 // the entry Finish completes
 	Finish *ExecFinish
 	Events []redoEvent
+	// Blobs are small outputs the Finish names, logged inline (see Journal.StoreBytes): the
+	// record's apply installs them in the CAS.
+	Blobs []redoBlob
 	// lazy (not logged) lets appendLog hold the record back: see [ExecStart].Lazy.
 	lazy bool
+}
+
+type redoBlob struct {
+	Hash string
+	Data []byte
 }
 
 type redoBegin struct {
@@ -112,6 +120,9 @@ func decodeRecords(data []byte) []*redoRecord {
 // finished (or missing) is skipped: records are applied exactly once (see recover), so that
 // only happens to a row an earlier Finish of another path completed, and the events still go in.
 func (j *Journal) applyRecord(tx *sql.Tx, rec *redoRecord) error {
+	if err := j.installBlobs(rec.Blobs); err != nil {
+		return err
+	}
 	if b := rec.Begin; b != nil {
 		if _, err := tx.Stmt(j.begin).Exec(b.ID, b.Kind, nullInt(b.ParentID), b.Session, b.Principal, b.TS, b.Cwd,
 			nullString(b.EnvHash), b.Src, b.Head, b.AST, b.Effects); err != nil {
@@ -142,6 +153,9 @@ func (j *Journal) applyEvents(tx *sql.Tx, rec *redoRecord) error {
 // applyPair applies a Begin record and the end of the same entry that was merged into its
 // queued write (see mergeEnd): the row is inserted finished, saving the UPDATE.
 func (j *Journal) applyPair(tx *sql.Tx, begin, end *redoRecord) error {
+	if err := j.installBlobs(end.Blobs); err != nil {
+		return err
+	}
 	b := begin.Begin
 	fin, err := j.prepareFinish(end.ID, *end.Finish)
 	if err != nil {

@@ -15,6 +15,7 @@ const (
 	hasBegin = 1 << iota
 	hasFinish
 	hasEvents
+	hasBlobs // added later: records without it read as before
 )
 
 type encoder struct{ b []byte }
@@ -53,6 +54,9 @@ func (r *redoRecord) appendPayload(buf []byte) []byte {
 	}
 	if len(r.Events) > 0 {
 		flags |= hasEvents
+	}
+	if len(r.Blobs) > 0 {
+		flags |= hasBlobs
 	}
 	e.b = append(e.b, flags)
 	if b := r.Begin; b != nil {
@@ -95,6 +99,13 @@ func (r *redoRecord) appendPayload(buf []byte) []byte {
 			e.int(ev.EntryID)
 			e.int(ev.TS)
 			e.bytes(ev.Payload)
+		}
+	}
+	if len(r.Blobs) > 0 {
+		e.uint(uint64(len(r.Blobs)))
+		for _, b := range r.Blobs {
+			e.str(b.Hash)
+			e.bytes(b.Data)
 		}
 	}
 	return e.b
@@ -221,6 +232,12 @@ func decodePayload(p []byte) (*redoRecord, error) {
 			ev := redoEvent{Channel: d.str(), Seq: d.int(), EntryID: d.int(), TS: d.int()}
 			ev.Payload = d.bytes()
 			r.Events = append(r.Events, ev)
+		}
+	}
+	if flags&hasBlobs != 0 {
+		n := d.count()
+		for range n {
+			r.Blobs = append(r.Blobs, redoBlob{Hash: d.str(), Data: d.bytes()})
 		}
 	}
 	if d.err != nil || len(d.b) != 0 || r.LSN <= 0 {

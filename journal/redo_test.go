@@ -179,7 +179,8 @@ func TestRedoCodecRoundTrip(t *testing.T) {
 			Cwd: []byte{0xff, '/'}, EnvHash: "abc", Src: "ls | head", Head: "ls", AST: `{"t":1}`, Effects: `[]`}},
 		{LSN: 2, ID: 7, Finish: &ExecFinish{Status: &st, OK: false, DurNs: 99, Opaque: true, Meta: json.RawMessage(`{"a":1}`),
 			Outputs: []Output{{Kind: OutputStdout, Hash: cas.Sum([]byte("x")), Len: 1, Meta: json.RawMessage(`{}`)}, {Kind: OutputValue, Hash: cas.Sum(nil)}}},
-			Events: []redoEvent{{Channel: ChannelJournal, Seq: 4, EntryID: 7, TS: 1, Payload: json.RawMessage(`{"x":[1]}`)}, {Channel: ChannelTranscript, Payload: json.RawMessage(`1`)}}},
+			Events: []redoEvent{{Channel: ChannelJournal, Seq: 4, EntryID: 7, TS: 1, Payload: json.RawMessage(`{"x":[1]}`)}, {Channel: ChannelTranscript, Payload: json.RawMessage(`1`)}},
+			Blobs:  []redoBlob{{Hash: cas.Sum([]byte("x")), Data: []byte("x")}}},
 		{LSN: 3, Events: []redoEvent{{Channel: ChannelJournal, Seq: 5, Payload: json.RawMessage(`null`)}}},
 	}
 	all := encodeAll(t, recs...)

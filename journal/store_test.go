@@ -24,8 +24,12 @@ func TestStoreBytesRecordedWithFinish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !j.Blobs().Pending() {
-		t.Fatal("a new blob's fsync was not deferred")
+	// Held, not written yet, and readable.
+	if j.Blobs().Has(o.Hash) {
+		t.Fatal("a small new output was written before its finish")
+	}
+	if b, err := j.Blob(o.Hash); err != nil || string(b) != "stored once" {
+		t.Fatalf("held blob: %q, %v", b, err)
 	}
 	if err := j.settle(); err != nil { // nothing logged yet names it: no row
 		t.Fatal(err)
@@ -42,18 +46,29 @@ func TestStoreBytesRecordedWithFinish(t *testing.T) {
 	if n, ok := blobRow(j, o.Hash); !ok || n != int64(len("stored once")) {
 		t.Fatalf("blob row after the finish: %d, %v", n, ok)
 	}
-	if j.Blobs().Pending() {
-		t.Fatal("the commit did not flush the blob first")
+	if j.Blobs().Pending() || !j.Blobs().Has(o.Hash) {
+		t.Fatal("the finish's commit did not install and flush its blob")
+	}
+	if b, err := j.Blobs().Get(o.Hash); err != nil || string(b) != "stored once" {
+		t.Fatalf("installed blob: %q, %v", b, err)
 	}
 
-	// A finish only in the redo log (the kernel killed before the writer applied it) records
-	// its blob when replayed.
+	// A finish only in the redo log (the kernel killed before the writer applied it) installs
+	// the blob it carries and records it when replayed.
 	id2, _ := j.Begin(ctx, ExecStart{Src: "y"})
-	o2, _ := j.StoreBytes(OutputValue, []byte(`{"$":"int","v":2}`))
+	data2 := []byte(`{"$":"int","v":2}`)
+	o2, _ := j.StoreBytes(OutputValue, data2)
 	j.Get(ctx, id2) // the Begin applied; the finish below is logged after
 	applied := j.appliedLSN.Load()
+	j.hmu.Lock()
+	delete(j.heldBlobs, o2.Hash) // as after a kill -9: only the redo record has the bytes
+	j.hmu.Unlock()
 	j.Close()
-	writeRedo(t, path, &redoRecord{LSN: applied + 1, ID: id2, Finish: &ExecFinish{OK: true, Outputs: []Output{o2}}})
+	if j.Blobs().Has(o2.Hash) {
+		t.Fatal("blob on disk before the replay")
+	}
+	writeRedo(t, path, &redoRecord{LSN: applied + 1, ID: id2, Finish: &ExecFinish{OK: true, Outputs: []Output{o2}},
+		Blobs: []redoBlob{{Hash: o2.Hash, Data: data2}}})
 	j2, err := Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -64,5 +79,26 @@ func TestStoreBytesRecordedWithFinish(t *testing.T) {
 	}
 	if b, err := j2.Blobs().Get(o2.Hash); err != nil || string(b) != `{"$":"int","v":2}` {
 		t.Fatalf("blob after reopen: %q, %v", b, err)
+	}
+}
+
+// A held output that no finish named is still written when the journal closes.
+func TestCloseInstallsHeldBlobs(t *testing.T) {
+	t.Parallel()
+	j, path := openJournal(t, nil)
+	o, err := j.StoreBytes(OutputStdout, []byte("orphan"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	j2, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.Close()
+	if b, err := j2.Blob(o.Hash); err != nil || string(b) != "orphan" {
+		t.Fatalf("after close: %q, %v", b, err)
 	}
 }

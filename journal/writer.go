@@ -204,18 +204,22 @@ func (j *Journal) writer() {
 // lsn > 0 is the highest redo record in the batch, recorded as applied in the same
 // transaction. whole reports a failure of the transaction itself, as opposed to single ops.
 func (j *Journal) commit(batch []*writeOp, lsn int64) (errs []error, whole error) {
-	// Blobs stored since the last commit (their fsyncs deferred, see cas.Options.DeferSync)
-	// reach the disk before any row of this transaction that names them can.
-	if j.cas != nil && j.cas.Pending() {
-		if err := j.cas.Flush(); err != nil {
-			err = fmt.Errorf("flush blobs: %w", err)
-			return failAll(make([]error, len(batch)), err), err
-		}
-	}
 	if errs, whole, ok := j.commitFast(batch, lsn); ok {
 		return errs, whole
 	}
 	return j.commitIsolated(batch, lsn)
+}
+
+// flushBlobs makes the blobs stored since the last commit durable (their fsyncs are deferred,
+// see cas.Options.DeferSync) before the transaction that may name them commits.
+func (j *Journal) flushBlobs() error {
+	if j.cas == nil || !j.cas.Pending() {
+		return nil
+	}
+	if err := j.cas.Flush(); err != nil {
+		return fmt.Errorf("flush blobs: %w", err)
+	}
+	return nil
 }
 
 // retryAfter is the writer's pause before retrying a transaction that failed as a whole.
@@ -237,6 +241,10 @@ func (j *Journal) commitFast(batch []*writeOp, lsn int64) ([]error, error, bool)
 		}
 	}
 	if err := j.markApplied(tx, lsn); err != nil {
+		tx.Rollback()
+		return failAll(errs, err), err, true
+	}
+	if err := j.flushBlobs(); err != nil {
 		tx.Rollback()
 		return failAll(errs, err), err, true
 	}
@@ -286,6 +294,10 @@ func (j *Journal) commitIsolated(batch []*writeOp, lsn int64) ([]error, error) {
 		}
 	}
 	if err := j.markApplied(tx, lsn); err != nil {
+		tx.Rollback()
+		return fail(err)
+	}
+	if err := j.flushBlobs(); err != nil {
 		tx.Rollback()
 		return fail(err)
 	}

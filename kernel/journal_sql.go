@@ -86,7 +86,7 @@ func (s *sqlJournal) StoreOutput(_ context.Context, kind string, data []byte) (J
 }
 
 func (s *sqlJournal) Blob(_ context.Context, hash string) ([]byte, error) {
-	b, err := s.j.Blobs().Get(hash)
+	b, err := s.j.Blob(hash) // held (not yet in the CAS, see journal.StoreBytes) or stored
 	if errors.Is(err, cas.ErrNotFound) || errors.Is(err, cas.ErrInvalidHash) {
 		return nil, fmt.Errorf("blob %s: %w", hash, ErrNotFound)
 	}
