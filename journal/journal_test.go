@@ -30,6 +30,20 @@ func openJournal(t testing.TB, opts *Options) (*Journal, string) {
 
 func ptr[T any](v T) *T { return &v }
 
+// reopen closes j and opens the journal at path again, closed when the test ends.
+func reopen(t testing.TB, j *Journal, path string) *Journal {
+	t.Helper()
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	j2, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j2.Close() })
+	return j2
+}
+
 func TestSchemaVersionMatchesMigrations(t *testing.T) {
 	if SchemaVersion != len(migrations) {
 		t.Fatalf("SchemaVersion %d, but %d migrations", SchemaVersion, len(migrations))
@@ -121,14 +135,7 @@ func TestReopenAfterClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
-	j2, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j2.Close()
+	j2 := reopen(t, j, path)
 	e, err := j2.Get(ctx, id)
 	if err != nil || e.Src != "echo hi" {
 		t.Fatalf("after reopen: %+v, %v", e, err)

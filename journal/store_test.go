@@ -90,14 +90,7 @@ func TestCloseInstallsHeldBlobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
-	j2, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j2.Close()
+	j2 := reopen(t, j, path)
 	if b, err := j2.Blob(o.Hash); err != nil || string(b) != "orphan" {
 		t.Fatalf("after close: %q, %v", b, err)
 	}
