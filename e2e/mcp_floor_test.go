@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -28,6 +29,10 @@ const relayEnv = "SHOAL_E2E_MCP_RELAY"
 
 // echoSocketEnv makes the test binary a line echo listening on the named Unix socket.
 const echoSocketEnv = "SHOAL_E2E_ECHO_SOCKET"
+
+// echoSpawnEnv makes that echo run `echo hi` (os/exec, output collected) before it answers
+// each line: the floor of a shoal_exec that spawns a child.
+const echoSpawnEnv = "SHOAL_E2E_ECHO_SPAWN"
 
 const floorResult = `{"content":[{"type":"text","text":"3"},{"type":"resource_link","uri":"shoal://out/1","name":"out:1","mimeType":"application/json"}],"structuredContent":{"ref":"out:1","uri":"shoal://out/1","value":{"$":"int","v":3},"render":"3","elapsed_ms":0},"isError":false}`
 
@@ -96,14 +101,32 @@ func echoSocket(path string) int {
 		if err != nil {
 			return 1
 		}
-		echoLines(c, c)
+		if os.Getenv(echoSpawnEnv) != "" {
+			echoLines(spawnFirst{c}, c)
+		} else {
+			echoLines(c, c)
+		}
 		c.Close()
 	}
 }
 
+// spawnFirst runs `echo hi` whenever a read returns data, before handing the data on.
+type spawnFirst struct{ r io.Reader }
+
+func (s spawnFirst) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if n > 0 {
+		if out, err := exec.Command("echo", "hi").Output(); err != nil || string(out) != "hi\n" {
+			return 0, fmt.Errorf("echo: %q, %v", out, err)
+		}
+	}
+	return n, err
+}
+
 // floorClient connects the go-sdk client to the canned server (this binary, see TestMain);
-// with relay, the server relays each tools/call through an echo process on a Unix socket.
-func floorClient(tb testing.TB, relay bool) *mcp.ClientSession {
+// with relay, the server relays each tools/call through an echo process on a Unix socket,
+// started with echoEnv added to its environment.
+func floorClient(tb testing.TB, relay bool, echoEnv ...string) *mcp.ClientSession {
 	tb.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), floorEnv+"=1")
@@ -115,7 +138,7 @@ func floorClient(tb testing.TB, relay bool) *mcp.ClientSession {
 		tb.Cleanup(func() { os.RemoveAll(dir) })
 		sock := filepath.Join(dir, "echo.sock")
 		echo := exec.Command(os.Args[0])
-		echo.Env = append(os.Environ(), echoSocketEnv+"="+sock)
+		echo.Env = append(append(os.Environ(), echoSocketEnv+"="+sock), echoEnv...)
 		if err := echo.Start(); err != nil {
 			tb.Fatal(err)
 		}
@@ -143,12 +166,22 @@ func BenchmarkMCPRelayFloor(b *testing.B) { benchFloor(b, true) }
 
 func benchFloor(b *testing.B, relay bool) { timeCalls(b, floorClient(b, relay), "1 + 2", 0) }
 
+// BenchmarkMCPSpawnFloor: the relay floor whose echo spawns `echo hi` for every call, the
+// floor under BenchmarkMCPExecSpawn: the client library, both hops and one child, and none of
+// Shoal's work.
+func BenchmarkMCPSpawnFloor(b *testing.B) {
+	timeCalls(b, floorClient(b, true, echoSpawnEnv+"=1"), "1 + 2", 0)
+}
+
 // The canned server answers as the benchmark expects (so the floor measures a real exchange).
 func TestMCPClientFloorAnswers(t *testing.T) {
-	for _, relay := range []bool{false, true} {
-		res := callTool(t, floorClient(t, relay), "shoal_exec", map[string]any{"src": "1 + 2"})
+	for _, c := range []struct {
+		relay bool
+		env   []string
+	}{{false, nil}, {true, nil}, {true, []string{echoSpawnEnv + "=1"}}} {
+		res := callTool(t, floorClient(t, c.relay, c.env...), "shoal_exec", map[string]any{"src": "1 + 2"})
 		if res.IsError || len(res.Content) != 2 || structured(t, res)["ref"] != "out:1" {
-			t.Fatalf("relay %v: floor result %+v", relay, res)
+			t.Fatalf("relay %v %v: floor result %+v", c.relay, c.env, res)
 		}
 	}
 }
