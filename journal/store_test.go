@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/hex"
 	"testing"
 )
@@ -93,5 +94,22 @@ func TestCloseInstallsHeldBlobs(t *testing.T) {
 	j2 := reopen(t, j, path)
 	if b, err := j2.Blob(o.Hash); err != nil || string(b) != "orphan" {
 		t.Fatalf("after close: %q, %v", b, err)
+	}
+}
+
+// An output larger than holdMax is written to the CAS at once (no row of its own yet), and
+// one over the size cap is cut as PutBytes cuts it.
+func TestStoreBytesLargeAndCapped(t *testing.T) {
+	t.Parallel()
+	j, _ := openJournal(t, &Options{MaxOutput: 200 << 10})
+	big := bytes.Repeat([]byte("0123456789abcdef"), (holdMax/16)+1)
+	o, err := j.StoreBytes(OutputStdout, big)
+	if err != nil || !j.Blobs().Has(o.Hash) || o.Len != int64(len(big)) {
+		t.Fatalf("large output: %+v, %v, on disk %v", o, err, j.Blobs().Has(o.Hash))
+	}
+	huge := bytes.Repeat([]byte("x"), 300<<10)
+	o, err = j.StoreBytes(OutputStdout, huge)
+	if err != nil || o.Len != int64(200<<10)+int64(len(TruncationMarker)) || len(o.Meta) == 0 {
+		t.Fatalf("capped output: %+v, %v", o, err)
 	}
 }
