@@ -258,9 +258,7 @@ func appendRequest(b []byte, id json.RawMessage, method string, params json.RawM
 		b = append(b, ',')
 	}
 	b = append(b, `"method":`...)
-	// encoding/json quoting, not strconv's: Go escapes like \x00 are not JSON.
-	mb, _ := json.Marshal(method) // a string always encodes
-	b = append(b, mb...)
+	b = AppendString(b, method) // JSON quoting, not strconv's: Go escapes like \x00 are not JSON
 	if params != nil {
 		b = append(b, `,"params":`...)
 		b = append(b, params...)
