@@ -52,37 +52,29 @@ func (j *Journal) PutBytes(ctx context.Context, kind string, data []byte) (Outpu
 	return out, nil
 }
 
-// StoreBytes is [Journal.PutBytes] for an output that a finish will name: it costs the exec
-// neither a commit nor a file of its own. The blob's row is written with that finish, in the
-// same transaction as the output row (see finishWrite.insertOutputs). A small new blob is not
-// even written yet: it is held in memory and travels in the finish's redo record, and the
-// writer installs it in the CAS when it applies that record (a replay after a crash too), so
-// it is as safe as the finish itself. Reads find a held blob through [Journal.Blob]. Larger
-// blobs are written to the CAS at once.
+// StoreBytes is [Journal.PutBytes] for an output that a finish will name. A small new blob
+// (at most holdMax) costs the exec neither a file nor a commit of its own: it is held in
+// memory and travels in the finish's redo record, and the writer installs it in the CAS and
+// writes its blob row when it applies that record (a replay after a crash too), in the same
+// transaction as the output row, so it is as safe as the finish itself. Reads find a held
+// blob through [Journal.Blob]. A larger blob is stored and recorded as PutBytes does.
 func (j *Journal) StoreBytes(kind string, data []byte) (Output, error) {
-	if int64(len(data)) > j.opts.MaxOutput {
-		return j.storeOutput(kind, bytes.NewReader(data))
+	if len(data) > holdMax || int64(len(data)) > j.opts.MaxOutput {
+		return j.PutBytes(context.Background(), kind, data)
 	}
-	if len(data) <= holdMax {
-		h := cas.Sum(data)
+	h := cas.Sum(data)
+	j.hmu.Lock()
+	_, held := j.heldBlobs[h]
+	j.hmu.Unlock()
+	if !held && !j.cas.Has(h) {
 		j.hmu.Lock()
-		_, held := j.heldBlobs[h]
-		j.hmu.Unlock()
-		if !held && !j.cas.Has(h) {
-			j.hmu.Lock()
-			if j.heldBlobs == nil {
-				j.heldBlobs = map[string][]byte{}
-			}
-			j.heldBlobs[h] = bytes.Clone(data)
-			j.hmu.Unlock()
+		if j.heldBlobs == nil {
+			j.heldBlobs = map[string][]byte{}
 		}
-		return Output{Kind: kind, Hash: h, Len: int64(len(data))}, nil
+		j.heldBlobs[h] = bytes.Clone(data)
+		j.hmu.Unlock()
 	}
-	hash, err := j.cas.Put(data)
-	if err != nil {
-		return Output{}, fmt.Errorf("journal put %s output: %w", kind, err)
-	}
-	return Output{Kind: kind, Hash: hash, Len: int64(len(data))}, nil
+	return Output{Kind: kind, Hash: h, Len: int64(len(data))}, nil
 }
 
 // holdMax bounds the blobs StoreBytes holds in memory and logs inline.

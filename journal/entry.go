@@ -202,6 +202,7 @@ func (j *Journal) queueEnd(id int64, f *ExecFinish, fin *finishWrite, evs []Even
 				if err := j.installBlobs(blobs); err != nil {
 					return err
 				}
+				fin.newBlobs = blobs
 				if err := fin.apply(tx); errors.Is(err, ErrNotFound) || errors.Is(err, ErrAlreadyFinished) {
 					p.finishErr = fmt.Errorf("journal finish %d: %w", id, err) // nothing written: the events still go in
 				} else if err != nil {
@@ -235,7 +236,10 @@ type finishWrite struct {
 	status any
 	meta   any
 	rows   []outputRow
-	now    int64 // when it was prepared: the access time of its blobs
+	now    int64 // when it was prepared: the access time of its new blobs
+	// newBlobs are the outputs StoreBytes held (see there), whose blob rows come with this
+	// finish; every other output's blob was recorded when it was stored.
+	newBlobs []redoBlob
 }
 
 type outputRow struct {
@@ -297,16 +301,19 @@ func (w *finishWrite) apply(tx *sql.Tx) error {
 	return w.insertOutputs(tx)
 }
 
-// insertOutputs stores the finish's output rows and records their blobs (see
-// [Journal.StoreBytes]; for a blob recorded already, only its access time moves).
+// insertOutputs stores the finish's output rows, and the blob rows of its new blobs (see
+// [Journal.StoreBytes]).
 func (w *finishWrite) insertOutputs(tx *sql.Tx) error {
 	if len(w.rows) == 0 {
 		return nil
 	}
-	blob := tx.Stmt(w.j.blobRow)
-	for _, r := range w.rows {
-		if _, err := blob.Exec(r.hash, r.len, w.now, w.now); err != nil {
-			return fmt.Errorf("blob: %w", err)
+	if len(w.newBlobs) > 0 {
+		blob := tx.Stmt(w.j.blobRow)
+		for _, b := range w.newBlobs {
+			raw, _ := hex.DecodeString(b.Hash)
+			if _, err := blob.Exec(raw, len(b.Data), w.now, w.now); err != nil {
+				return fmt.Errorf("blob: %w", err)
+			}
 		}
 	}
 	if n := len(w.rows); n < len(w.j.outputs) {

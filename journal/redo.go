@@ -134,6 +134,7 @@ func (j *Journal) applyRecord(tx *sql.Tx, rec *redoRecord) error {
 		if err != nil {
 			return err
 		}
+		fin.newBlobs = rec.Blobs
 		if err := fin.apply(tx); err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrAlreadyFinished) {
 			return fmt.Errorf("finish %d: %w", rec.ID, err)
 		}
@@ -161,6 +162,7 @@ func (j *Journal) applyPair(tx *sql.Tx, begin, end *redoRecord) error {
 	if err != nil {
 		return err
 	}
+	fin.newBlobs = end.Blobs
 	if _, err := tx.Stmt(j.beginDone).Exec(b.ID, b.Kind, nullInt(b.ParentID), b.Session, b.Principal, b.TS, b.Cwd,
 		nullString(b.EnvHash), b.Src, b.Head, b.AST, b.Effects,
 		end.Finish.DurNs, fin.status, end.Finish.OK, end.Finish.Opaque, fin.meta); err != nil {

@@ -97,8 +97,8 @@ func TestCloseInstallsHeldBlobs(t *testing.T) {
 	}
 }
 
-// An output larger than holdMax is written to the CAS at once (no row of its own yet), and
-// one over the size cap is cut as PutBytes cuts it.
+// An output larger than holdMax is stored and recorded at once, as PutBytes does, and one over
+// the size cap is cut as PutBytes cuts it.
 func TestStoreBytesLargeAndCapped(t *testing.T) {
 	t.Parallel()
 	j, _ := openJournal(t, &Options{MaxOutput: 200 << 10})
@@ -106,6 +106,11 @@ func TestStoreBytesLargeAndCapped(t *testing.T) {
 	o, err := j.StoreBytes(OutputStdout, big)
 	if err != nil || !j.Blobs().Has(o.Hash) || o.Len != int64(len(big)) {
 		t.Fatalf("large output: %+v, %v, on disk %v", o, err, j.Blobs().Has(o.Hash))
+	}
+	raw, _ := hex.DecodeString(o.Hash)
+	var n int64
+	if err := j.r.QueryRowContext(t.Context(), "SELECT stored_len FROM blob WHERE hash = ?", raw).Scan(&n); err != nil || n != int64(len(big)) {
+		t.Fatalf("large output's blob row: %d, %v", n, err)
 	}
 	huge := bytes.Repeat([]byte("x"), 300<<10)
 	o, err = j.StoreBytes(OutputStdout, huge)
